@@ -1,0 +1,119 @@
+"""research(): run the graph once, with a checkpointer, and return the report and its costs."""
+
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+from langgraph.checkpoint.sqlite import SqliteSaver
+from pydantic import BaseModel
+
+from deepsift.config import Settings
+from deepsift.deps import Deps
+from deepsift.graph import build_graph
+from deepsift.state import Chunk, Route, Source, Usage
+from deepsift.store import StoreError
+
+
+class RunUsage(Usage):
+    seconds: float = 0.0
+
+
+class CitedSource(BaseModel):
+    n: int
+    title: str
+    source: str
+
+
+class ResearchResult(BaseModel):
+    question: str
+    report: str
+    sources: list[CitedSource]
+    sub_queries: list[str]
+    iterations: int
+    usage: RunUsage
+    thread_id: str
+
+
+_STATE_TYPES = [(cls.__module__, cls.__name__) for cls in (Chunk, Route, Source, Usage)]
+
+UpdateHandler = Callable[[str, dict[str, Any]], None]
+
+
+def check_sources(deps: Deps, collections: list[str] | None) -> None:
+    """Fail before any LLM call when there is nothing (valid) to search."""
+    names = deps.store.names()
+    if not names:
+        raise StoreError(
+            "there are no collections yet: ingest documents first "
+            "(deepsift ingest PATH --collection NAME)"
+        )
+    for name in collections or names:
+        if name not in names:
+            raise StoreError(f"no collection named {name!r}; existing: {', '.join(names)}")
+        deps.store.check_embedder(name, deps.embedder)
+
+
+def research(
+    question: str = "",
+    settings: Settings | None = None,
+    *,
+    collections: list[str] | None = None,
+    max_iterations: int | None = None,
+    thread_id: str | None = None,
+    on_update: UpdateHandler | None = None,
+    deps: Deps | None = None,
+) -> ResearchResult:
+    """Answer `question` with a cited report; with `thread_id`, resume or reread that run."""
+    settings = settings or Settings()
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    own_deps = deps is None
+    deps = deps or Deps.from_settings(settings)
+    started = time.monotonic()
+    try:
+        with SqliteSaver.from_conn_string(str(settings.checkpoint_path)) as saver:
+            saver.serde = JsonPlusSerializer(allowed_msgpack_modules=_STATE_TYPES)
+            graph = build_graph(checkpointer=saver, deps=deps)
+            thread_id = thread_id or uuid.uuid4().hex[:12]
+            iterations = max_iterations or settings.max_iterations
+            config = {
+                "configurable": {"thread_id": thread_id},
+                "recursion_limit": 10 + 4 * iterations,
+            }
+            saved = graph.get_state(config)
+            if saved.values:
+                if question and question != saved.values["question"]:
+                    raise ValueError(
+                        f"thread {thread_id} holds another question: "
+                        f"{saved.values['question']!r}; use a new --thread"
+                    )
+                run_input = None  # resume where it stopped (or reread a finished run)
+            else:
+                if not question.strip():
+                    raise ValueError("the question is empty")
+                check_sources(deps, collections)
+                run_input = {
+                    "question": question,
+                    "collections": collections or [],
+                    "max_iterations": iterations,
+                }
+            if run_input is not None or saved.next:
+                for update in graph.stream(run_input, config, stream_mode="updates"):
+                    for node, change in update.items():
+                        if on_update and isinstance(change, dict):
+                            on_update(node, change)
+            values = graph.get_state(config).values
+    finally:
+        if own_deps:
+            deps.store.close()
+    usage = values.get("usage") or Usage()
+    return ResearchResult(
+        question=values["question"],
+        report=values.get("report", ""),
+        sources=[CitedSource(n=s.n, title=s.title, source=s.source) for s in values.get("sources", [])],
+        sub_queries=values.get("sub_queries", []),
+        iterations=values.get("iteration", 0),
+        usage=RunUsage(**usage.model_dump(), seconds=round(time.monotonic() - started, 2)),
+        thread_id=thread_id,
+    )

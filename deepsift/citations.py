@@ -1,0 +1,50 @@
+"""Resolve a report's [n] citations against the excerpts the model was shown.
+
+Numbers come only from chunks the graph tracked: a cited number that was not shown is removed,
+and the kept ones are renumbered 1..m in order of first use.
+"""
+
+import re
+from pathlib import Path
+
+from deepsift.state import Chunk, Source
+
+_CITATION = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
+_OWN_SOURCES = re.compile(r"\n#+\s*(sources|references|bibliography)\b.*\Z", re.IGNORECASE | re.DOTALL)
+
+
+def display_path(source: str) -> str:
+    """A source path relative to the working directory when it lies under it."""
+    if "://" in source:
+        return source
+    try:
+        return str(Path(source).relative_to(Path.cwd()))
+    except ValueError:
+        return source
+
+
+def resolve_citations(text: str, shown: list[Chunk]) -> tuple[str, list[Source]]:
+    """Return the report body with valid, renumbered citations, and the sources they cite."""
+    text = _OWN_SOURCES.sub("", text).rstrip()
+    renumber: dict[int, int] = {}
+
+    def rewrite(match: re.Match) -> str:
+        kept = []
+        for number in (int(n) for n in re.split(r"[,;]", match.group(1))):
+            if 1 <= number <= len(shown):
+                renumber.setdefault(number, len(renumber) + 1)
+                kept.append(f"[{renumber[number]}]")
+        return "".join(dict.fromkeys(kept))
+
+    body = _CITATION.sub(rewrite, text)
+    body = re.sub(r"[ \t]+([.,;:])", r"\1", body)
+    sources = [
+        Source(n=new, title=shown[old - 1].title, source=shown[old - 1].source, chunk_id=shown[old - 1].id)
+        for old, new in renumber.items()
+    ]
+    return body, sources
+
+
+def sources_section(sources: list[Source]) -> str:
+    lines = [f"[{s.n}] {s.title} — `{display_path(s.source)}`" for s in sources]
+    return "## Sources\n\n" + ("\n\n".join(lines) if lines else "No source was cited.")

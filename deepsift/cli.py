@@ -1,0 +1,240 @@
+"""The `deepsift` command: ingest, collections, research."""
+
+import argparse
+import json
+import logging
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import openai
+from rich.console import Console
+from rich.markdown import Markdown
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from deepsift.citations import display_path
+from deepsift.config import Settings
+from deepsift.models import ModelError
+
+err = Console(stderr=True)
+out = Console()
+
+
+class UserError(Exception):
+    """Bad input or an unreachable service: one line on stderr, exit status 2."""
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = _parser().parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="warning: %(message)s")
+    try:
+        settings = Settings()
+        sys.exit(args.run(args, settings) or 0)
+    except KeyboardInterrupt:
+        err.print("interrupted")
+        sys.exit(130)
+    except Exception as e:
+        message = _user_error(e)
+        if message is None:
+            raise
+        err.print(f"[red]error:[/red] {message}", highlight=False, soft_wrap=True)
+        sys.exit(2)
+
+
+def _user_error(e: Exception) -> str | None:
+    """The one line to show for a failure the user can fix; None for a bug."""
+    from pydantic import ValidationError
+
+    from deepsift.ingest.loaders import LoadError
+    from deepsift.store import StoreError
+
+    if isinstance(e, openai.APIConnectionError | openai.APITimeoutError):
+        url = str(getattr(e.request, "url", "")) if getattr(e, "request", None) else ""
+        return f"cannot reach the LLM endpoint {url or '(unknown)'}: {e}; check DEEPSIFT_LLM_BASE_URL"
+    if isinstance(e, openai.APIStatusError):
+        return f"the LLM endpoint {e.request.url} answered {e.status_code}: {e.message}"
+    if isinstance(e, ValidationError):
+        first = e.errors()[0]
+        field = ".".join(str(p) for p in first["loc"])
+        return f"invalid setting {field}: {first['msg']} (environment DEEPSIFT_{field.upper()} or deepsift.toml)"
+    if isinstance(e, UserError | StoreError | ModelError | LoadError | ValueError):
+        return str(e)
+    return None
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="deepsift", description="Deep research over your Milvus collections."
+    )
+    commands = parser.add_subparsers(required=True, metavar="COMMAND")
+
+    ingest = commands.add_parser("ingest", help="add files or folders to a collection")
+    ingest.add_argument("paths", nargs="+", type=Path, metavar="PATH")
+    ingest.add_argument("--collection", required=True)
+    ingest.add_argument("--description", help="what the collection holds (used for routing)")
+    ingest.add_argument("--prune", action="store_true", help="remove files that no longer exist")
+    ingest.set_defaults(run=run_ingest)
+
+    collections = commands.add_parser("collections", help="list collections, or drop one")
+    collections.add_argument("action", nargs="?", choices=["drop"])
+    collections.add_argument("name", nargs="?")
+    collections.add_argument("--json", action="store_true")
+    collections.set_defaults(run=run_collections)
+
+    research = commands.add_parser("research", help="research a question and write a report")
+    research.add_argument("question", nargs="?", default="")
+    research.add_argument("-o", "--output", type=Path, help="write the report (Markdown) here")
+    research.add_argument("--collections", help="comma-separated collections to search")
+    research.add_argument("--max-iterations", type=int)
+    research.add_argument("--thread", help="thread id: resume or reread that run")
+    research.add_argument("--json", action="store_true", help="print one JSON object")
+    research.set_defaults(run=run_research)
+    return parser
+
+
+def _open_store(settings: Settings):
+    from deepsift.store import Store
+
+    return Store(settings)
+
+
+def run_ingest(args: argparse.Namespace, settings: Settings) -> int:
+    from deepsift.ingest.pipeline import FileResult, ingest
+    from deepsift.models import get_embedder
+    from deepsift.store import check_collection_name
+
+    check_collection_name(args.collection)
+    store = _open_store(settings)
+    started = time.monotonic()
+    columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()]
+    with Progress(*columns, console=err, transient=True) as progress:
+        task = progress.add_task("loading the embedding model", total=None)
+        chunks = 0
+
+        def on_start(total: int) -> None:
+            progress.update(task, total=total, description="files  0 new chunks")
+
+        def on_file(result: FileResult) -> None:
+            nonlocal chunks
+            if result.status == "failed":
+                progress.console.print(
+                    f"[yellow]skipped[/yellow] {display_path(result.source)}: {result.error}",
+                    highlight=False,
+                    soft_wrap=True,
+                )
+            else:
+                chunks += result.chunks if result.status in ("added", "updated") else 0
+                progress.advance(task)
+            progress.update(task, description=f"files  {chunks} new chunks")
+
+        embedder = get_embedder(settings)
+        report = ingest(
+            args.paths,
+            args.collection,
+            store,
+            embedder,
+            settings,
+            description=args.description,
+            prune=args.prune,
+            on_file=on_file,
+            on_start=on_start,
+        )
+    seconds = time.monotonic() - started
+    store.close()
+    table = Table(title=f"ingest into {args.collection}", title_justify="left")
+    for column in ("added", "updated", "unchanged", "pruned", "failed", "new chunks", "seconds"):
+        table.add_column(column, justify="right")
+    counts = [report.count(s) for s in ("added", "updated", "unchanged", "pruned", "failed")]
+    table.add_row(*map(str, counts), str(report.new_chunks), f"{seconds:.1f}")
+    err.print(table)
+    return 0 if report.succeeded else 1
+
+
+def run_collections(args: argparse.Namespace, settings: Settings) -> int:
+    store = _open_store(settings)
+    try:
+        if args.action == "drop":
+            if not args.name:
+                raise UserError("usage: deepsift collections drop NAME")
+            store.drop(args.name)
+            err.print(f"dropped collection {args.name}")
+            return 0
+        infos = [store.info(name) for name in store.names()]
+    finally:
+        store.close()
+    if args.json:
+        print(json.dumps([info.model_dump() for info in infos], indent=2))
+        return 0
+    table = Table("name", "description", "documents", "chunks", "embedding model")
+    for info in infos:
+        table.add_row(info.name, info.description, str(info.documents), str(info.chunks), info.embedding_model)
+    out.print(table if infos else "no collections yet: deepsift ingest PATH --collection NAME")
+    return 0
+
+
+def run_research(args: argparse.Namespace, settings: Settings) -> int:
+    from deepsift.api import research
+
+    if not args.question and not args.thread:
+        raise UserError('give a question: deepsift research "QUESTION"')
+    if args.max_iterations is not None and args.max_iterations < 1:
+        raise UserError("--max-iterations must be at least 1")
+    collections = [c.strip() for c in args.collections.split(",") if c.strip()] if args.collections else None
+    with err.status("starting", spinner="dots") as status:
+        result = research(
+            args.question,
+            settings,
+            collections=collections,
+            max_iterations=args.max_iterations,
+            thread_id=args.thread,
+            on_update=_live_view(status),
+        )
+    if args.output:
+        args.output.write_text(result.report, encoding="utf-8")
+    if args.json:
+        print(result.model_dump_json(indent=2))
+    else:
+        out.print(Markdown(result.report))
+        usage = result.usage
+        err.print(
+            f"{usage.llm_calls} LLM calls, {usage.prompt_tokens} prompt + {usage.completion_tokens} "
+            f"completion tokens, {usage.seconds:.0f} s; thread {result.thread_id}"
+            + (f"; report written to {args.output}" if args.output else ""),
+            highlight=False,
+        )
+    return 0
+
+
+def _live_view(status: Any) -> Callable[[str, dict[str, Any]], None]:
+    """Print each step of the graph as it finishes; the spinner names the step running next."""
+    next_step = {"decompose": "routing", "route": "searching", "search": "reflecting",
+                 "reflect": "planning", "synthesize": "done"}
+
+    def show(node: str, update: dict[str, Any]) -> None:
+        if node == "decompose":
+            err.print("[bold]sub-queries[/bold]")
+            for query in update.get("pending", []):
+                err.print(f"  • {query}", highlight=False)
+        elif node == "route":
+            for route in update.get("routes", []):
+                err.print(f"[bold]route[/bold] {route.query} → {', '.join(route.sources)}", highlight=False)
+        elif node == "search":
+            for chunk in list(update.get("chunks", {}).values())[:1]:
+                found = len(update["chunks"])
+                err.print(f"[bold]search[/bold] {chunk.collection}: {found} chunks for “{chunk.query}”", highlight=False)
+        elif node == "reflect":
+            new = update.get("pending")
+            if new:
+                err.print("[bold]reflect[/bold] still missing, searching again:")
+                for query in new:
+                    err.print(f"  • {query}", highlight=False)
+            else:
+                err.print("[bold]reflect[/bold] enough found; writing the report")
+        elif node == "synthesize":
+            err.print(f"[bold]report[/bold] written, citing {len(update.get('sources', []))} excerpts")
+        status.update(next_step.get(node, node))
+
+    return show

@@ -1,0 +1,68 @@
+"""Settings: environment variables DEEPSIFT_*, then an optional ./deepsift.toml, then defaults."""
+
+from pathlib import Path
+
+from pydantic import AliasChoices, Field
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="DEEPSIFT_", toml_file="deepsift.toml", extra="ignore"
+    )
+
+    data_dir: Path = Path(".deepsift")
+    milvus_uri: str = Field("", description="Milvus Lite path or http://host:19530; default: DATA_DIR/milvus.db")
+    milvus_token: str = ""
+
+    llm_base_url: str = ""
+    llm_model: str = "gpt-4o-mini"
+    llm_api_key: str = Field(
+        "", validation_alias=AliasChoices("DEEPSIFT_LLM_API_KEY", "OPENAI_API_KEY")
+    )
+    llm_timeout: float = Field(120.0, description="seconds before one LLM request is abandoned")
+    local_model: str = Field("qwen2.5-coder-1.5b", description="embedded model when no endpoint is set")
+    local_context: int = 8192
+    llm_concurrency: int = Field(4, ge=1, description="LLM requests in flight at once (embedded: 1)")
+
+    embedding_base_url: str = Field("", description="OpenAI-compatible embeddings; empty: embedded MiniLM")
+    embedding_model: str = "text-embedding-3-small"
+    embedding_api_key: str = ""
+
+    max_sub_queries: int = Field(4, ge=1)
+    max_iterations: int = Field(3, ge=1)
+    top_k: int = Field(5, ge=1, description="chunks per (sub-query, collection) search")
+    section_chunks: int = Field(4, ge=1, description="excerpts behind each section of the report")
+    max_llm_calls: int = Field(30, ge=1, description="budget of LLM calls for one run")
+    max_tokens: int = Field(200_000, ge=1, description="budget of prompt+completion tokens for one run")
+
+    chunk_chars: int = Field(1200, ge=200)
+    chunk_overlap: int = Field(200, ge=0)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return init_settings, env_settings, TomlConfigSettingsSource(settings_cls)
+
+    @property
+    def uses_local_llm(self) -> bool:
+        return not self.llm_base_url and not self.llm_api_key
+
+    @property
+    def resolved_milvus_uri(self) -> str:
+        return self.milvus_uri or str(self.data_dir / "milvus.db")
+
+    @property
+    def checkpoint_path(self) -> Path:
+        return self.data_dir / "checkpoints.sqlite"

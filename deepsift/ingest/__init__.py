@@ -1,0 +1,1 @@
+"""Loading, chunking and storing documents."""

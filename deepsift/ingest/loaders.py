@@ -1,0 +1,123 @@
+"""Read a file into a title and a list of blocks (headings and paragraphs)."""
+
+import os
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+os.environ.setdefault("DO_NOT_TRACK", "1")  # unstructured reports usage on import otherwise
+os.environ.setdefault("UNSTRUCTURED_DISABLE_NOTICE", "1")
+
+SUPPORTED = {".md", ".markdown", ".txt", ".html", ".htm", ".pdf", ".docx", ".json", ".csv"}
+
+
+class LoadError(ValueError):
+    """This file cannot be ingested; the message says why."""
+
+
+@dataclass
+class Block:
+    text: str
+    heading_depth: int | None = None  # None for body text, 0 for a top-level heading
+
+
+@dataclass
+class LoadedDocument:
+    title: str
+    blocks: list[Block]
+
+
+def load(path: Path) -> LoadedDocument:
+    suffix = path.suffix.lower()
+    if suffix not in SUPPORTED:
+        raise LoadError(f"unsupported file type {suffix or '(none)'}; supported: {_supported()}")
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise LoadError(f"cannot read: {e.strerror or e}") from None
+    if not data.strip():
+        raise LoadError("empty file")
+    if suffix == ".pdf":
+        document = _load_pdf(path)
+    elif suffix in {".txt", ".json", ".csv"}:
+        document = _load_plain(path, _decode_text(data))
+    else:
+        if suffix in {".md", ".markdown", ".html", ".htm"}:
+            _decode_text(data)
+        document = _load_unstructured(path)
+    if not any(block.text.strip() for block in document.blocks):
+        raise LoadError("no text found in it")
+    return document
+
+
+def _supported() -> str:
+    return " ".join(sorted(SUPPORTED))
+
+
+def _decode_text(data: bytes) -> str:
+    if b"\x00" in data[:8192]:
+        raise LoadError("binary content in a text file")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise LoadError("not UTF-8 text (binary, or another encoding)") from None
+
+
+def _load_plain(path: Path, text: str) -> LoadedDocument:
+    paragraphs = [p.strip() for p in text.replace("\r\n", "\n").split("\n\n") if p.strip()]
+    return LoadedDocument(title=path.stem, blocks=[Block(p) for p in paragraphs])
+
+
+def _load_pdf(path: Path) -> LoadedDocument:
+    import pypdf
+
+    try:
+        reader = pypdf.PdfReader(path)
+        pages = [page.extract_text() or "" for page in reader.pages]
+        title = (reader.metadata.title if reader.metadata else None) or path.stem
+    except Exception as e:  # pypdf raises many types for one cause: a damaged file
+        raise LoadError(f"cannot read PDF ({type(e).__name__}: {e})") from None
+    blocks = [Block(p.strip()) for page in pages for p in page.split("\n\n") if p.strip()]
+    return LoadedDocument(title=str(title), blocks=blocks)
+
+
+@cache
+def _offline_spacy() -> None:
+    """unstructured downloads a spaCy model on first use; offline, use a blank English pipeline."""
+    import spacy
+    import unstructured.nlp.tokenize as tokenize
+
+    def load_or_blank() -> spacy.language.Language:
+        try:
+            return spacy.load("en_core_web_sm", exclude=["ner", "lemmatizer", "attribute_ruler"])
+        except OSError:
+            nlp = spacy.blank("en")
+            nlp.add_pipe("sentencizer")
+            return nlp
+
+    tokenize._load_spacy_model = load_or_blank
+
+
+def _load_unstructured(path: Path) -> LoadedDocument:
+    _offline_spacy()
+    from unstructured.partition.auto import partition
+
+    try:
+        elements = partition(filename=str(path))
+    except Exception as e:  # parsers raise many types for one cause: a damaged file
+        raise LoadError(f"cannot parse ({type(e).__name__}: {e})") from None
+    blocks = []
+    for element in elements:
+        text = element.text.strip()
+        if not text:
+            continue
+        is_heading = type(element).__name__ == "Title" and _looks_like_heading(text)
+        depth = (element.metadata.category_depth or 0) if is_heading else None
+        blocks.append(Block(text, depth))
+    title = next((b.text for b in blocks if b.heading_depth is not None), path.stem)
+    return LoadedDocument(title=title, blocks=blocks)
+
+
+def _looks_like_heading(text: str) -> bool:
+    # Offline, unstructured cannot tag verbs, so it calls some short sentences titles.
+    return len(text) <= 100 and not text.endswith((".", "!", "?", ":", ";"))

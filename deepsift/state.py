@@ -1,0 +1,88 @@
+"""The research graph's state, the records it carries, and their reducers."""
+
+import operator
+from typing import Annotated, Any, TypedDict
+
+from pydantic import BaseModel
+
+
+class Usage(BaseModel):
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def __add__(self, other: "Usage") -> "Usage":
+        return Usage(
+            llm_calls=self.llm_calls + other.llm_calls,
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            completion_tokens=self.completion_tokens + other.completion_tokens,
+        )
+
+
+def usage_of(reply: Any) -> Usage:
+    """The cost of one chat completion, from the usage its endpoint reported."""
+    meta = getattr(reply, "usage_metadata", None) or {}
+    return Usage(
+        llm_calls=1,
+        prompt_tokens=meta.get("input_tokens", 0),
+        completion_tokens=meta.get("output_tokens", 0),
+    )
+
+
+def add_usage(left: Usage | None, right: Usage | None) -> Usage:
+    return (left or Usage()) + (right or Usage())
+
+
+class Chunk(BaseModel):
+    """A retrieved passage, with where it came from and how well it matched."""
+
+    id: str
+    text: str
+    source: str
+    title: str
+    collection: str
+    position: int = 0
+    score: float = 0.0
+    query: str = ""
+
+
+def merge_chunks(left: dict[str, Chunk] | None, right: dict[str, Chunk] | None) -> dict[str, Chunk]:
+    """De-duplicate by chunk id, keeping the best score any search gave the chunk."""
+    merged = dict(left or {})
+    for chunk_id, chunk in (right or {}).items():
+        if chunk_id not in merged or chunk.score > merged[chunk_id].score:
+            merged[chunk_id] = chunk
+    return merged
+
+
+class Route(BaseModel):
+    query: str
+    sources: list[str]
+
+
+class Source(BaseModel):
+    n: int
+    title: str
+    source: str
+    chunk_id: str
+
+
+class ResearchState(TypedDict, total=False):
+    question: str
+    collections: list[str]  # sources this run may search; empty means all
+    max_iterations: int
+    pending: list[str]  # the sub-queries of the current round
+    sub_queries: Annotated[list[str], operator.add]  # every sub-query asked, in order
+    routes: Annotated[list[Route], operator.add]
+    chunks: Annotated[dict[str, Chunk], merge_chunks]
+    iteration: int
+    usage: Annotated[Usage, add_usage]
+    report: str
+    sources: list[Source]
+
+
+class SearchTask(TypedDict):
+    """What one search branch receives through Send."""
+
+    query: str
+    collection: str

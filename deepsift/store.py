@@ -1,0 +1,235 @@
+"""Milvus collections: schema, document bookkeeping, hybrid (dense + BM25) search.
+
+One collection per source set. The collection's properties record its description (the routing
+signal) and the embedding model and dimension its vectors were made with.
+"""
+
+import json
+import logging
+import os
+import re
+from typing import Any
+
+from pydantic import BaseModel
+
+os.environ.setdefault("GRPC_VERBOSITY", "NONE")  # Milvus Lite's keepalive chatter is not an error
+
+from pymilvus import (  # noqa: E402
+    AnnSearchRequest,
+    DataType,
+    Function,
+    FunctionType,
+    MilvusClient,
+    RRFRanker,
+)
+
+from deepsift.config import Settings
+from deepsift.models import Embedder
+from deepsift.state import Chunk
+
+# Milvus Lite cannot answer the iterator's timestamp request; pymilvus warns on every call.
+logging.getLogger("pymilvus").addFilter(lambda record: "mvccTs" not in record.getMessage())
+
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,254}$")
+_OUTPUT = ["text", "source", "title", "position"]
+MAX_TEXT_BYTES = 65_535
+
+
+class StoreError(RuntimeError):
+    """A storage problem the user can act on; the message says what to do."""
+
+
+class CollectionInfo(BaseModel):
+    name: str
+    description: str
+    documents: int
+    chunks: int
+    embedding_model: str
+
+
+def check_collection_name(name: str) -> str:
+    if not _NAME.match(name):
+        raise StoreError(
+            f"collection name {name!r} is invalid: use letters, digits and _, not starting with a digit"
+        )
+    return name
+
+
+def _quoted(value: str) -> str:
+    return json.dumps(value)  # a Milvus string literal, with quotes and backslashes escaped
+
+
+class Store:
+    def __init__(self, settings: Settings) -> None:
+        uri = settings.resolved_milvus_uri
+        if "://" not in uri:
+            settings.data_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            self._client = MilvusClient(uri=uri, token=settings.milvus_token)
+        except Exception as e:  # pymilvus raises several types for one cause: cannot open
+            if "lock" in str(e).lower():
+                raise StoreError(
+                    f"the Milvus Lite database {uri} is in use by another process; "
+                    "wait for it to finish or set DEEPSIFT_MILVUS_URI to a Milvus server"
+                ) from None
+            raise StoreError(f"cannot open Milvus at {uri}: {e}") from None
+        self._loaded: set[str] = set()
+
+    def close(self) -> None:
+        self._client.close()
+
+    def names(self) -> list[str]:
+        return sorted(self._client.list_collections())
+
+    def exists(self, name: str) -> bool:
+        return self._client.has_collection(name)
+
+    def _properties(self, name: str) -> dict[str, str]:
+        return self._client.describe_collection(name).get("properties", {})
+
+    def description(self, name: str) -> str:
+        return self._properties(name).get("deepsift.description", "")
+
+    def embedding_model(self, name: str) -> str:
+        return self._properties(name).get("deepsift.embedding_model", "")
+
+    def ensure(self, name: str, description: str | None, embedder: Embedder) -> None:
+        """Create the collection, or check that it was built with this embedder."""
+        check_collection_name(name)
+        if self.exists(name):
+            self.check_embedder(name, embedder)
+            if description is not None and description != self.description(name):
+                self._client.alter_collection_properties(
+                    name, properties={"deepsift.description": description}
+                )
+            return
+        schema = MilvusClient.create_schema(auto_id=False, enable_dynamic_field=False)
+        schema.add_field("id", DataType.VARCHAR, is_primary=True, max_length=64)
+        schema.add_field("text", DataType.VARCHAR, max_length=MAX_TEXT_BYTES, enable_analyzer=True)
+        schema.add_field("dense", DataType.FLOAT_VECTOR, dim=embedder.dim)
+        schema.add_field("sparse", DataType.SPARSE_FLOAT_VECTOR)
+        schema.add_field("source", DataType.VARCHAR, max_length=4096)
+        schema.add_field("title", DataType.VARCHAR, max_length=1024)
+        schema.add_field("position", DataType.INT64)
+        schema.add_field("doc_hash", DataType.VARCHAR, max_length=64)
+        schema.add_field("metadata", DataType.JSON)
+        schema.add_function(
+            Function(
+                name="text_bm25",
+                function_type=FunctionType.BM25,
+                input_field_names=["text"],
+                output_field_names=["sparse"],
+            )
+        )
+        index = self._client.prepare_index_params()
+        index.add_index("dense", index_type="AUTOINDEX", metric_type="COSINE")
+        index.add_index("sparse", index_type="SPARSE_INVERTED_INDEX", metric_type="BM25")
+        self._client.create_collection(
+            name,
+            schema=schema,
+            index_params=index,
+            properties={
+                "deepsift.description": description or "",
+                "deepsift.embedding_model": embedder.name,
+                "deepsift.dim": str(embedder.dim),
+            },
+        )
+        self._loaded.add(name)
+
+    def check_embedder(self, name: str, embedder: Embedder) -> None:
+        properties = self._properties(name)
+        model = properties.get("deepsift.embedding_model", "")
+        dim = properties.get("deepsift.dim", "")
+        if (model, dim) != (embedder.name, str(embedder.dim)):
+            raise StoreError(
+                f"collection {name!r} was built with embedding model {model} ({dim}-d) but the "
+                f"configured embedder is {embedder.name} ({embedder.dim}-d): configure {model}, "
+                "or ingest into a new collection"
+            )
+
+    def _load(self, name: str) -> None:
+        if name not in self._loaded:
+            if not self.exists(name):
+                raise StoreError(f"no collection named {name!r}: see `deepsift collections`")
+            self._client.load_collection(name)
+            self._loaded.add(name)
+
+    def documents(self, name: str) -> dict[str, str]:
+        """Every stored document of a collection: source -> hash of the file it came from."""
+        self._load(name)
+        found: dict[str, str] = {}
+        iterator = self._client.query_iterator(
+            name, batch_size=1000, filter="position == 0", output_fields=["source", "doc_hash"]
+        )
+        while batch := iterator.next():
+            for row in batch:
+                # Two hashes for one source: an interrupted replacement; "" makes it re-ingest.
+                known = found.setdefault(row["source"], row["doc_hash"])
+                if known != row["doc_hash"]:
+                    found[row["source"]] = ""
+        iterator.close()
+        return found
+
+    def count(self, name: str) -> int:
+        self._load(name)
+        return self._client.query(name, filter="", output_fields=["count(*)"])[0]["count(*)"]
+
+    def info(self, name: str) -> CollectionInfo:
+        return CollectionInfo(
+            name=name,
+            description=self.description(name),
+            documents=len(self.documents(name)),
+            chunks=self.count(name),
+            embedding_model=self.embedding_model(name),
+        )
+
+    def _ids_of(self, name: str, source: str) -> set[str]:
+        rows = self._client.query(name, filter=f"source == {_quoted(source)}", output_fields=["id"])
+        return {row["id"] for row in rows}
+
+    def replace_document(self, name: str, source: str, rows: list[dict[str, Any]]) -> None:
+        """Store a document's new chunks, then remove its old ones: a failure loses nothing."""
+        self._load(name)
+        old = self._ids_of(name, source)
+        self._client.upsert(name, rows)
+        stale = old - {row["id"] for row in rows}
+        if stale:
+            self._client.delete(name, ids=sorted(stale))
+
+    def flush(self, name: str) -> None:
+        """Seal what was written; searching unflushed data is many times slower."""
+        self._client.flush(name)
+
+    def delete_document(self, name: str, source: str) -> int:
+        self._load(name)
+        ids = self._ids_of(name, source)
+        if ids:
+            self._client.delete(name, ids=sorted(ids))
+        return len(ids)
+
+    def drop(self, name: str) -> None:
+        if not self.exists(name):
+            raise StoreError(f"no collection named {name!r}: see `deepsift collections`")
+        self._client.drop_collection(name)
+        self._loaded.discard(name)
+
+    def search(self, name: str, query: str, vector: list[float], k: int) -> list[Chunk]:
+        """Hybrid search: dense cosine and BM25 candidates fused by reciprocal rank (k=60)."""
+        self._load(name)
+        requests = [
+            AnnSearchRequest(data=[vector], anns_field="dense", param={}, limit=k * 2),
+            AnnSearchRequest(data=[query], anns_field="sparse", param={}, limit=k * 2),
+        ]
+        hits = self._client.hybrid_search(
+            name, requests, RRFRanker(60), limit=k, output_fields=_OUTPUT
+        )[0]
+        return [
+            Chunk(
+                id=hit["id"],
+                collection=name,
+                score=hit["distance"],
+                query=query,
+                **{field: hit["entity"][field] for field in _OUTPUT},
+            )
+            for hit in hits
+        ]

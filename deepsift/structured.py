@@ -1,0 +1,100 @@
+"""Structured output that survives small and reasoning models: json_schema, repair, retry, degrade."""
+
+import json
+import logging
+import re
+from typing import TypeVar
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from pydantic import BaseModel, ValidationError
+
+from deepsift.state import Usage, usage_of
+
+log = logging.getLogger(__name__)
+
+Schema = TypeVar("Schema", bound=BaseModel)
+
+_THINK = re.compile(r"<think>.*?(</think>|$)", re.DOTALL)
+_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
+
+
+def strip_thinking(text: str) -> str:
+    """Drop a reasoning model's <think> block (closed or cut off)."""
+    return _THINK.sub("", text).strip()
+
+
+def parse_json(text: str, schema: type[Schema]) -> Schema:
+    """Validate a model's reply against `schema`, tolerating think blocks, fences and sloppy JSON.
+
+    Raises ValueError when nothing in the text can be read as the schema.
+    """
+    text = strip_thinking(text)
+    candidates = [m.group(1) for m in _FENCE.finditer(text)] + [text, _outermost_json(text)]
+    errors = []
+    for candidate in filter(None, candidates):
+        for attempt in (candidate, _repair(candidate)):
+            try:
+                return schema.model_validate(json.loads(attempt))
+            except (json.JSONDecodeError, ValidationError) as e:
+                errors.append(str(e).splitlines()[0])
+    raise ValueError(f"reply is not valid {schema.__name__} JSON ({errors[-1] if errors else 'empty'})")
+
+
+def _outermost_json(text: str) -> str:
+    starts = [i for i in (text.find("{"), text.find("[")) if i >= 0]
+    if not starts:
+        return ""
+    start = min(starts)
+    end = max(text.rfind("}"), text.rfind("]"))
+    return text[start : end + 1] if end > start else text[start:]
+
+
+def _repair(text: str) -> str:
+    """Fix the common breakages: trailing commas, single quotes, missing closing brackets."""
+    text = re.sub(r",\s*([}\]])", r"\1", text.strip())
+    if "'" in text and '"' not in text:
+        text = text.replace("'", '"')
+    closers = []
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            escaped = ch == "\\" and not escaped
+            if ch == '"' and not escaped:
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "{[":
+            closers.append("}" if ch == "{" else "]")
+        elif ch in "}]" and closers:
+            closers.pop()
+    return text + ('"' if in_string else "") + "".join(reversed(closers))
+
+
+def ask_structured(
+    llm: BaseChatModel,
+    messages: list[BaseMessage],
+    schema: type[Schema],
+    attempts: int = 2,
+) -> tuple[Schema | None, Usage]:
+    """Ask for `schema` as json_schema output; returns (None, usage) after `attempts` bad replies."""
+    response_format = {
+        "type": "json_schema",
+        "json_schema": {"name": schema.__name__, "schema": schema.model_json_schema()},
+    }
+    bound = llm.bind(response_format=response_format)
+    usage = Usage(llm_calls=0, prompt_tokens=0, completion_tokens=0)
+    conversation = list(messages)
+    for _ in range(attempts):
+        reply: AIMessage = bound.invoke(conversation)
+        usage = usage + usage_of(reply)
+        try:
+            return parse_json(str(reply.content), schema), usage
+        except ValueError as e:
+            log.warning("%s: %s; asking again", schema.__name__, e)
+            conversation += [
+                reply,
+                HumanMessage(f"That reply was not valid: {e}. Answer with only the JSON object."),
+            ]
+    log.warning("%s: giving up after %d invalid replies", schema.__name__, attempts)
+    return None, usage
