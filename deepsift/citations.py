@@ -37,6 +37,7 @@ def resolve_citations(text: str, shown: list[Chunk]) -> tuple[str, list[Source]]
         return "".join(dict.fromkeys(kept))
 
     body = _CITATION.sub(rewrite, text)
+    body = re.sub(r"(\[\d+\])(?:\1)+", r"\1", body)  # [1][1] -> [1]
     body = re.sub(r"[ \t]+([.,;:])", r"\1", body)
     sources = [
         Source(n=new, title=shown[old - 1].title, source=shown[old - 1].source, chunk_id=shown[old - 1].id)

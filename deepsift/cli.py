@@ -29,7 +29,7 @@ class UserError(Exception):
 
 def main(argv: list[str] | None = None) -> None:
     args = _parser().parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, format="warning: %(message)s")
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s: %(message)s")
     try:
         settings = Settings()
         sys.exit(args.run(args, settings) or 0)

@@ -38,6 +38,7 @@ class Settings(BaseSettings):
     max_iterations: int = Field(3, ge=1)
     top_k: int = Field(5, ge=1, description="chunks per (sub-query, collection) search")
     section_chunks: int = Field(4, ge=1, description="excerpts behind each section of the report")
+    section_tokens: int = Field(400, ge=50, description="longest section (or conclusion) written")
     max_llm_calls: int = Field(30, ge=1, description="budget of LLM calls for one run")
     max_tokens: int = Field(200_000, ge=1, description="budget of prompt+completion tokens for one run")
 

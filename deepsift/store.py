@@ -27,8 +27,10 @@ from deepsift.config import Settings
 from deepsift.models import Embedder
 from deepsift.state import Chunk
 
-# Milvus Lite cannot answer the iterator's timestamp request; pymilvus warns on every call.
-logging.getLogger("pymilvus").addFilter(lambda record: "mvccTs" not in record.getMessage())
+# Milvus Lite does not implement the query iterator's timestamp call: its in-process gRPC server
+# logs a traceback and pymilvus a warning on every listing, though the listing is complete.
+logging.getLogger("grpc._server").setLevel(logging.CRITICAL)
+logging.getLogger("pymilvus.client.iterator.query_iterator").setLevel(logging.ERROR)
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,254}$")
 _OUTPUT = ["text", "source", "title", "position"]

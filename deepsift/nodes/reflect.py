@@ -11,8 +11,8 @@ from deepsift.state import Chunk, ResearchState
 from deepsift.structured import ask_structured
 
 MAX_NEW_QUERIES = 3
-EXCERPTS = 12
-EXCERPT_CHARS = 300
+EXCERPTS = 8
+EXCERPT_CHARS = 240
 
 
 class Reflection(BaseModel):

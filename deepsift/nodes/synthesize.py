@@ -1,15 +1,44 @@
 from concurrent.futures import ThreadPoolExecutor
 
 from langchain_core.messages import HumanMessage, SystemMessage
+from pydantic import BaseModel
 
 from deepsift.citations import display_path, resolve_citations, sources_section
 from deepsift.deps import Deps
 from deepsift.nodes.reflect import ranked
 from deepsift.prompts import synthesize as prompt
-from deepsift.state import Chunk, ResearchState, Usage, usage_of
-from deepsift.structured import strip_thinking
+from deepsift.state import Chunk, ResearchState, Usage
+from deepsift.structured import ask_structured
 
 MAX_SECTIONS = 6
+
+
+class CitedSentence(BaseModel):
+    text: str
+    excerpts: list[int]
+
+
+class CitedText(BaseModel):
+    """Prose as sentences, each carrying the excerpt numbers it rests on: even a small model
+    held to this schema cites every claim, which free text does not get from it."""
+
+    sentences: list[CitedSentence]
+
+    def render(self) -> str:
+        seen: set[str] = set()
+        rendered = []
+        for sentence in self.sentences:
+            text = sentence.text.strip()
+            if not text or text in seen:  # small models loop; a repeated sentence adds nothing
+                continue
+            seen.add(text)
+            marks = "".join(f"[{n}]" for n in dict.fromkeys(sentence.excerpts))
+            if text[-1] in ".!?" and marks:
+                text = f"{text[:-1]} {marks}{text[-1]}"
+            elif marks:
+                text = f"{text} {marks}"
+            rendered.append(text)
+        return " ".join(rendered)
 
 
 def plan_sections(state: ResearchState, per_section: int) -> list[tuple[str, list[Chunk]]]:
@@ -31,29 +60,33 @@ def synthesize(state: ResearchState, deps: Deps) -> dict:
     sections = plan_sections(state, deps.settings.section_chunks)
     shown = [chunk for _, chunks in sections for chunk in chunks]
     number = {chunk.id: n for n, chunk in enumerate(shown, 1)}
+    llm = deps.llm.bind(max_tokens=deps.settings.section_tokens)
 
-    def write(section: tuple[str, list[Chunk]]):
+    def write(system: str, user: str) -> tuple[str, Usage]:
+        messages = [SystemMessage(system), HumanMessage(user)]
+        reply, usage = ask_structured(llm, messages, CitedText)
+        return (reply.render() if reply else "This part could not be written."), usage
+
+    def write_section(section: tuple[str, list[Chunk]]) -> tuple[str, Usage]:
         query, chunks = section
         excerpts = "\n\n".join(
             f"[{number[c.id]}] {c.title} ({display_path(c.source)})\n{c.text}" for c in chunks
         )
         user = prompt.SECTION_USER.format(question=state["question"], query=query, excerpts=excerpts)
-        return deps.llm.invoke([SystemMessage(prompt.SECTION_SYSTEM), HumanMessage(user)])
+        return write(prompt.SECTION_SYSTEM, user)
 
     # The embedded server has one slot; requests queued behind it would only time out.
     workers = 1 if deps.settings.uses_local_llm else deps.settings.llm_concurrency
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        replies = list(pool.map(write, sections))
-    usage = sum((usage_of(r) for r in replies), Usage())
-    texts = [strip_thinking(str(r.content)) for r in replies]
+        written = list(pool.map(write_section, sections))
+    usage = sum((u for _, u in written), Usage())
     body = [f"# {state['question']}"]
-    body += [f"## {query}\n\n{text}" for (query, _), text in zip(sections, texts, strict=True)]
-    if texts:
-        sections_text = "\n\n".join(body[1:])
-        user = prompt.CONCLUSION_USER.format(question=state["question"], sections=sections_text)
-        reply = deps.llm.invoke([SystemMessage(prompt.CONCLUSION_SYSTEM), HumanMessage(user)])
-        usage = usage + usage_of(reply)
-        body.append(f"## Conclusion\n\n{strip_thinking(str(reply.content))}")
+    body += [f"## {query}\n\n{text}" for (query, _), (text, _) in zip(sections, written, strict=True)]
+    if written:
+        user = prompt.CONCLUSION_USER.format(question=state["question"], sections="\n\n".join(body[1:]))
+        conclusion, cost = write(prompt.CONCLUSION_SYSTEM, user)
+        usage = usage + cost
+        body.append(f"## Conclusion\n\n{conclusion}")
     else:
         body.append("Nothing relevant was found in the searched sources.")
     report, sources = resolve_citations("\n\n".join(body), shown)

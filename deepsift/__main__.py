@@ -1,0 +1,3 @@
+from deepsift.cli import main
+
+main()

@@ -1,0 +1,108 @@
+"""A loopback HTTP server speaking the OpenAI chat-completions protocol, with scripted replies."""
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+Responder = Callable[[dict[str, Any]], Any]
+
+
+class FakeOpenAI:
+    """Replies come from `responder(request_body)`: a str is sent as is; anything else is sent as
+    JSON, and must then satisfy the request's json_schema (required keys), as a real one would."""
+
+    def __init__(self, responder: Responder, delay: float = 0.0) -> None:
+        self.responder = responder
+        self.delay = delay
+        self.requests: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    def __enter__(self) -> "FakeOpenAI":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def _reply(self, body: dict[str, Any]) -> dict[str, Any]:
+        with self._lock:
+            self.requests.append(body)
+        time.sleep(self.delay)
+        answer = self.responder(body)
+        if not isinstance(answer, str):
+            _check_schema(answer, body)
+            answer = json.dumps(answer)
+        prompt = " ".join(str(m.get("content", "")) for m in body.get("messages", []))
+        return {
+            "id": "chatcmpl-fake",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model", "fake"),
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": answer},
+                    "finish_reason": "stop",
+                }
+            ],
+            "usage": {
+                "prompt_tokens": len(prompt) // 4,
+                "completion_tokens": len(answer) // 4,
+                "total_tokens": (len(prompt) + len(answer)) // 4,
+            },
+        }
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 (the stdlib's name)
+                length = int(self.headers.get("Content-Length", 0))
+                body = json.loads(self.rfile.read(length))
+                if not self.path.endswith("/chat/completions"):
+                    self._send(404, {"error": {"message": f"no route {self.path}"}})
+                    return
+                self._send(200, fake._reply(body))
+
+            def _send(self, status: int, payload: dict[str, Any]) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        return Handler
+
+
+def schema_name(body: dict[str, Any]) -> str | None:
+    response_format = body.get("response_format") or {}
+    return (response_format.get("json_schema") or {}).get("name")
+
+
+def _check_schema(answer: Any, body: dict[str, Any]) -> None:
+    schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema")
+    if schema is None:
+        raise AssertionError("a JSON reply was scripted for a request without json_schema")
+    missing = [key for key in schema.get("required", []) if key not in answer]
+    if missing:
+        raise AssertionError(f"scripted reply misses required keys {missing} of {schema_name(body)}")
+
+
+def last_user_text(body: dict[str, Any]) -> str:
+    return next(
+        (m["content"] for m in reversed(body["messages"]) if m["role"] in ("user", "human")), ""
+    )

@@ -1,0 +1,43 @@
+"""A scripted research model: plausible replies for each node, chosen by what the request asks."""
+
+import re
+from typing import Any
+
+from fake_openai import last_user_text, schema_name
+
+SUB_QUERIES = [
+    "Why was Kestrel Works built",
+    "Kestrel Works approved budget and final cost",
+    "phosphorus levels in Lake Veldmere after Kestrel Works",
+]
+
+
+class ScriptedResearcher:
+    """decompose -> fixed sub-queries; route -> every listed source; reflect -> one follow-up
+    query the first time, then []; sections cite every excerpt shown plus a number never shown."""
+
+    def __init__(self, sub_queries: list[str] = SUB_QUERIES, follow_ups: list[str] | None = None):
+        self.sub_queries = sub_queries
+        self.follow_ups = ["River Orrin phosphorus load"] if follow_ups is None else follow_ups
+        self.reflections = 0
+
+    def __call__(self, body: dict[str, Any]) -> Any:
+        name = schema_name(body)
+        text = last_user_text(body)
+        if name == "SubQueries":
+            return {"queries": self.sub_queries}
+        if name == "Routing":
+            system = body["messages"][0]["content"]
+            sources = re.findall(r"^- (\w+):", system, re.MULTILINE)
+            count = len(re.findall(r"^\d+\. ", text, re.MULTILINE))
+            return {"routes": [{"query": i, "sources": sources} for i in range(1, count + 1)]}
+        if name == "Reflection":
+            self.reflections += 1
+            return {"queries": self.follow_ups if self.reflections == 1 else []}
+        if name == "CitedText" and "This section answers:" in text:
+            shown = [int(n) for n in re.findall(r"^\[(\d+)\]", text, re.MULTILINE)]
+            sentences = [{"text": f"Fact number {n} is stated here.", "excerpts": [n]} for n in shown]
+            return {"sentences": sentences + [{"text": "A guess.", "excerpts": [999]}]}
+        if name == "CitedText":
+            return {"sentences": [{"text": "In conclusion, the facts answer it.", "excerpts": [1]}]}
+        raise AssertionError(f"unexpected request: {name} {text[:200]}")

@@ -1,0 +1,37 @@
+from deepsift.citations import resolve_citations, sources_section
+from deepsift.state import Chunk
+
+
+def _chunk(n: int) -> Chunk:
+    return Chunk(id=f"c{n}", text="t", source=f"/docs/d{n}.md", title=f"Doc {n}", collection="x")
+
+
+def test_citations_are_renumbered_in_order_of_first_use():
+    shown = [_chunk(1), _chunk(2), _chunk(3)]
+
+    body, sources = resolve_citations("A [3]. B [1, 3]. C [3][3].", shown)
+
+    assert body == "A [1]. B [2][1]. C [1]."
+    assert [(s.n, s.chunk_id) for s in sources] == [(1, "c3"), (2, "c1")]
+
+
+def test_numbers_that_were_never_shown_are_removed():
+    body, sources = resolve_citations("Real [2]. Made up [7]. Zero [0].", [_chunk(1), _chunk(2)])
+
+    assert body == "Real [1]. Made up. Zero."
+    assert [s.chunk_id for s in sources] == ["c2"]
+
+
+def test_a_sources_list_written_by_the_model_is_replaced():
+    body, _ = resolve_citations("Text [1].\n\n## References\n[1] invented", [_chunk(1)])
+
+    assert body == "Text [1]."
+
+
+def test_sources_section_lists_every_citation():
+    _, sources = resolve_citations("A [2]. B [1].", [_chunk(1), _chunk(2)])
+
+    section = sources_section(sources)
+
+    assert "[1] Doc 2 — `/docs/d2.md`" in section
+    assert "[2] Doc 1 — `/docs/d1.md`" in section

@@ -1,0 +1,107 @@
+import json
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import CORPUS
+
+
+def deepsift(*args: str, data: Path, **env: str) -> subprocess.CompletedProcess:
+    environment = {"PATH": "/usr/bin:/bin", "HOME": str(data), "DEEPSIFT_DATA_DIR": str(data), **env}
+    return subprocess.run(
+        [sys.executable, "-m", "deepsift", *args],
+        capture_output=True, text=True, env=environment, timeout=300, cwd=data.parent,
+    )
+
+
+@pytest.fixture
+def data(tmp_path: Path) -> Path:
+    """A data dir holding the sample corpus in two collections, ingested through the CLI."""
+    data = tmp_path / "data"
+    for name in ("science", "operations"):
+        result = deepsift("ingest", str(CORPUS / name), "--collection", name,
+                          "--description", f"{name} documents", data=data)
+        assert result.returncode == 0, result.stderr
+    return data
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_unreachable_llm_endpoint_is_one_line_naming_the_url_with_exit_2(data):
+    url = f"http://127.0.0.1:{_free_port()}/v1"
+    started = time.monotonic()
+
+    result = deepsift("research", "What is Kestrel Works?", data=data, DEEPSIFT_LLM_BASE_URL=url)
+
+    assert time.monotonic() - started < 30
+    assert result.returncode == 2
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error:"), result.stderr
+    assert url in lines[0]
+
+
+def test_research_json_has_the_documented_shape_and_writes_the_report(data, scripted_llm):
+    report = data.parent / "report.md"
+
+    result = deepsift(
+        "research", "Why was Kestrel Works built and what did it cost?", "--json", "-o", str(report),
+        data=data, DEEPSIFT_LLM_BASE_URL=scripted_llm.url, DEEPSIFT_LLM_API_KEY="k",
+    )
+
+    assert result.returncode == 0, result.stderr
+    answer = json.loads(result.stdout)
+    assert set(answer) >= {"question", "report", "sources", "sub_queries", "iterations", "usage"}
+    assert set(answer["usage"]) == {"llm_calls", "prompt_tokens", "completion_tokens", "seconds"}
+    assert answer["usage"]["llm_calls"] == len(scripted_llm.requests)
+    assert all(set(s) == {"n", "title", "source"} for s in answer["sources"])
+    assert report.read_text() == answer["report"]
+    assert "## Sources" in answer["report"]
+
+
+def test_research_shows_each_step_while_it_runs(data, scripted_llm):
+    result = deepsift(
+        "research", "Why was Kestrel Works built?", data=data,
+        DEEPSIFT_LLM_BASE_URL=scripted_llm.url, DEEPSIFT_LLM_API_KEY="k",
+    )
+
+    assert result.returncode == 0, result.stderr
+    for step in ("sub-queries", "route", "search", "reflect", "report"):
+        assert step in result.stderr
+    assert "Sources" in result.stdout
+
+
+def test_collections_json_lists_exactly_the_documented_keys_and_drop_removes(data):
+    listing = json.loads(deepsift("collections", "--json", data=data).stdout)
+
+    assert [c["name"] for c in listing] == ["operations", "science"]
+    assert all(
+        set(c) == {"name", "description", "documents", "chunks", "embedding_model"} for c in listing
+    )
+    assert {c["documents"] for c in listing} == {5}
+    assert listing[1]["description"] == "science documents"
+
+    assert deepsift("collections", "drop", "science", data=data).returncode == 0
+    after = json.loads(deepsift("collections", "--json", data=data).stdout)
+    assert [c["name"] for c in after] == ["operations"]
+
+
+def test_dropping_an_unknown_collection_is_a_clear_error(data):
+    result = deepsift("collections", "drop", "nope", data=data)
+
+    assert result.returncode == 2
+    assert result.stderr.strip() == "error: no collection named 'nope': see `deepsift collections`"
+
+
+def test_an_invalid_setting_names_the_setting(data):
+    result = deepsift("collections", data=data, DEEPSIFT_MAX_ITERATIONS="many")
+
+    assert result.returncode == 2
+    assert "max_iterations" in result.stderr and "Traceback" not in result.stderr

@@ -1,0 +1,142 @@
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from deepsift.ingest.pipeline import ingest
+from deepsift.models import get_embedder
+from deepsift.store import Store, StoreError
+
+from conftest import CORPUS
+
+
+@pytest.fixture
+def store(settings):
+    store = Store(settings)
+    yield store
+    store.close()
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    folder = tmp_path / "docs"
+    shutil.copytree(CORPUS / "science", folder)
+    return folder
+
+
+def _ids_by_source(store: Store, name: str) -> dict[str, set[str]]:
+    rows = store._client.query(name, filter="", output_fields=["id", "source"], limit=10_000)
+    found: dict[str, set[str]] = {}
+    for row in rows:
+        found.setdefault(row["source"], set()).add(row["id"])
+    return found
+
+
+def test_every_supported_format_of_the_sample_corpus_is_ingested(settings, store, corpus):
+    report = ingest([corpus], "docs", store, get_embedder(settings), settings)
+
+    assert report.count("failed") == 0
+    assert {Path(f.source).suffix for f in report.files} == {".md", ".txt", ".html", ".pdf"}
+    assert store.count("docs") == report.new_chunks > 0
+
+
+def test_second_ingest_of_unchanged_files_adds_nothing(settings, store, corpus):
+    embedder = get_embedder(settings)
+    ingest([corpus], "docs", store, embedder, settings)
+    before = _ids_by_source(store, "docs")
+
+    again = ingest([corpus], "docs", store, embedder, settings)
+
+    assert again.new_chunks == 0
+    assert again.count("unchanged") == len(again.files)
+    assert _ids_by_source(store, "docs") == before
+
+
+def test_editing_one_file_replaces_only_that_files_chunks(settings, store, corpus):
+    embedder = get_embedder(settings)
+    ingest([corpus], "docs", store, embedder, settings)
+    before = _ids_by_source(store, "docs")
+    edited = corpus / "buffer_strip_trial_results.txt"
+    edited.write_text("Revised trial note.\n\nThe 12 m strips were extended to 15 m in 2026.\n")
+
+    report = ingest([corpus], "docs", store, embedder, settings)
+
+    after = _ids_by_source(store, "docs")
+    assert [(Path(f.source).name, f.status) for f in report.files if f.status != "unchanged"] == [
+        (edited.name, "updated")
+    ]
+    assert after[str(edited)].isdisjoint(before[str(edited)])
+    assert len(after[str(edited)]) == 1
+    assert {s: ids for s, ids in after.items() if s != str(edited)} == {
+        s: ids for s, ids in before.items() if s != str(edited)
+    }
+
+
+def test_prune_removes_the_chunks_of_deleted_files(settings, store, corpus):
+    embedder = get_embedder(settings)
+    ingest([corpus], "docs", store, embedder, settings)
+    gone = corpus / "sediment_phosphorus_study.md"
+    gone.unlink()
+
+    kept = ingest([corpus], "docs", store, embedder, settings)
+    assert str(gone) in store.documents("docs")
+    pruned = ingest([corpus], "docs", store, embedder, settings, prune=True)
+
+    assert kept.count("pruned") == 0
+    assert [Path(f.source).name for f in pruned.files if f.status == "pruned"] == [gone.name]
+    assert str(gone) not in store.documents("docs")
+
+
+def test_a_collection_refuses_a_different_embedding_model(settings, store, corpus):
+    class OtherEmbedder:
+        name, dim = "other-model", 8
+
+        def embed(self, texts):
+            return [[1.0] * 8 for _ in texts]
+
+    ingest([corpus / "monitoring_report_2025.md"], "docs", store, get_embedder(settings), settings)
+
+    with pytest.raises(StoreError, match="other-model"):
+        ingest([corpus], "docs", store, OtherEmbedder(), settings)
+
+
+def _deepsift(*args: str, env_data: Path) -> subprocess.CompletedProcess:
+    env = {"PATH": "/usr/bin:/bin", "DEEPSIFT_DATA_DIR": str(env_data), "HOME": str(env_data)}
+    return subprocess.run(
+        [sys.executable, "-m", "deepsift", *args], capture_output=True, text=True, env=env, timeout=300
+    )
+
+
+def test_bad_files_are_skipped_with_one_line_each_and_the_good_one_ingested(tmp_path):
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    (folder / "broken.pdf").write_bytes(b"%PDF-1.4\n1 0 obj << /Type /Catalog >> garbage")
+    (folder / "empty.md").write_text("")
+    (folder / "binary.txt").write_bytes(bytes(range(256)) * 4)
+    (folder / "good.md").write_text("# Good\n\nKestrel Works removes phosphorus from the Orrin.\n")
+
+    result = _deepsift("ingest", str(folder), "--collection", "mixed", env_data=tmp_path / "data")
+
+    assert result.returncode == 0, result.stderr
+    skipped = [line for line in result.stderr.splitlines() if line.startswith("skipped")]
+    assert sorted(line.split()[1].rstrip(":").split("/")[-1] for line in skipped) == [
+        "binary.txt", "broken.pdf", "empty.md"
+    ]
+    assert "Traceback" not in result.stderr
+    listing = _deepsift("collections", "--json", env_data=tmp_path / "data")
+    assert '"documents": 1' in listing.stdout
+
+
+def test_ingest_exits_1_when_every_input_fails(tmp_path):
+    (tmp_path / "empty.txt").write_text("")
+
+    result = _deepsift(
+        "ingest", str(tmp_path / "empty.txt"), str(tmp_path / "missing.md"), "--collection", "c",
+        env_data=tmp_path / "data",
+    )
+
+    assert result.returncode == 1
+    assert "empty.txt: empty file" in result.stderr
+    assert "missing.md: no such file or folder" in result.stderr

@@ -1,0 +1,84 @@
+import re
+
+import pytest
+
+from langgraph.checkpoint.sqlite import SqliteSaver
+
+from deepsift import research
+from deepsift.store import StoreError
+
+QUESTION = "Why was Kestrel Works built, what did it cost against its budget, and did it work?"
+
+
+def test_every_citation_is_listed_and_maps_to_a_retrieved_chunk(settings, deps, scripted_llm):
+    retrieved: set[str] = set()
+
+    def collect(node, update):
+        retrieved.update(update.get("chunks", {}))
+
+    result = research(QUESTION, settings, deps=deps, on_update=collect)
+
+    body, _, sources_part = result.report.partition("## Sources")
+    cited = {int(n) for n in re.findall(r"\[(\d+)\]", body)}
+    listed = {int(n) for n in re.findall(r"^\[(\d+)\]", sources_part, re.MULTILINE)}
+    assert cited and cited == listed == {s.n for s in result.sources}
+    assert "[999]" not in body  # a number the model was never shown is removed
+    assert sorted(cited) == list(range(1, len(cited) + 1))
+    cited_chunks = {s.chunk_id for s in _checkpointed_sources(settings, result.thread_id)}
+    assert cited_chunks <= retrieved
+    assert len({s.source for s in result.sources}) >= 3
+    assert result.usage.llm_calls == len(scripted_llm.requests)
+
+
+def _checkpointed_sources(settings, thread_id):
+    """The graph's own record of what each [n] stands for, read back from the checkpointer."""
+    with SqliteSaver.from_conn_string(str(settings.checkpoint_path)) as saver:
+        checkpoint = saver.get({"configurable": {"thread_id": thread_id}})
+    return checkpoint["channel_values"]["sources"]
+
+
+def test_loop_follows_reflection_then_stops_when_it_asks_for_nothing(settings, deps, scripted_llm):
+    result = research(QUESTION, settings, deps=deps)
+
+    assert result.iterations == 2
+    assert result.sub_queries[-1] == "River Orrin phosphorus load"
+    searched = [m for r in scripted_llm.requests for m in r["messages"] if "River Orrin" in str(m)]
+    assert searched, "the follow-up query reached the later prompts"
+
+
+def test_max_iterations_bounds_the_loop_without_asking_reflection(settings, deps, scripted_llm):
+    result = research(QUESTION, settings, deps=deps, max_iterations=1)
+
+    assert result.iterations == 1
+    names = [(r.get("response_format") or {}).get("json_schema", {}).get("name") for r in scripted_llm.requests]
+    assert "Reflection" not in names
+
+
+def test_llm_call_budget_ends_the_loop(settings, deps, scripted_llm):
+    deps.settings = settings.model_copy(update={"max_llm_calls": 3})
+
+    result = research(QUESTION, settings, deps=deps, max_iterations=5)
+
+    assert result.iterations == 1  # decompose + route used 2 of 3 calls; synthesis needs the rest
+
+
+def test_a_finished_thread_is_reread_not_rerun(settings, deps, scripted_llm):
+    first = research(QUESTION, settings, deps=deps, thread_id="t1")
+    calls = len(scripted_llm.requests)
+
+    again = research("", settings, deps=deps, thread_id="t1")
+
+    assert again.report == first.report
+    assert len(scripted_llm.requests) == calls
+
+
+def test_unknown_collection_is_refused_before_any_llm_call(settings, deps, scripted_llm):
+    with pytest.raises(StoreError, match="no collection named 'nope'"):
+        research(QUESTION, settings, deps=deps, collections=["nope"])
+    assert scripted_llm.requests == []
+
+
+def test_collections_restrict_where_the_searches_go(settings, deps):
+    result = research(QUESTION, settings, deps=deps, collections=["science"], max_iterations=1)
+
+    assert result.sources and all("/science/" in s.source for s in result.sources)

@@ -1,0 +1,60 @@
+import pytest
+from pydantic import BaseModel
+
+from deepsift.models import chat_model
+from deepsift.structured import ask_structured, parse_json
+from fake_openai import FakeOpenAI
+
+
+class Queries(BaseModel):
+    queries: list[str]
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        '{"queries": ["a", "b"]}',
+        '<think>maybe {"queries": []} first</think>{"queries": ["a", "b"]}',
+        'Sure! Here it is:\n```json\n{"queries": ["a", "b"]}\n```\nAnything else?',
+        '{"queries": ["a", "b"],}',
+        '{"queries": ["a", "b"',
+        "{'queries': ['a', 'b']}",
+        'The plan: {"queries": ["a", "b"]} -- done.',
+    ],
+)
+def test_tolerant_parser_reads_what_small_models_write(reply):
+    assert parse_json(reply, Queries).queries == ["a", "b"]
+
+
+@pytest.mark.parametrize("reply", ["", "no json here", '{"other": 1}', "<think>only thinking"])
+def test_parser_rejects_replies_without_the_schema(reply):
+    with pytest.raises(ValueError, match="Queries"):
+        parse_json(reply, Queries)
+
+
+def _settings_for(server, tmp_path):
+    from deepsift.config import Settings
+
+    return Settings(data_dir=tmp_path, llm_base_url=server.url, llm_api_key="k")
+
+
+def test_a_bad_reply_is_retried_with_the_error_then_accepted(tmp_path):
+    replies = iter(["I cannot do JSON", '{"queries": ["x"]}'])
+    with FakeOpenAI(lambda body: next(replies)) as server:
+        llm = chat_model(_settings_for(server, tmp_path))
+        result, usage = ask_structured(llm, [("human", "plan")], Queries)
+
+    assert result == Queries(queries=["x"])
+    assert usage.llm_calls == 2
+    retry = server.requests[1]["messages"]
+    assert "not valid" in retry[-1]["content"]
+    assert server.requests[0]["response_format"]["json_schema"]["name"] == "Queries"
+
+
+def test_structured_output_degrades_to_none_instead_of_crashing(tmp_path):
+    with FakeOpenAI(lambda body: "still not json") as server:
+        llm = chat_model(_settings_for(server, tmp_path))
+        result, usage = ask_structured(llm, [("human", "plan")], Queries, attempts=3)
+
+    assert result is None
+    assert usage.llm_calls == 3 and usage.prompt_tokens > 0
