@@ -1,7 +1,8 @@
 """Resolve a report's [n] citations against the excerpts the model was shown.
 
-Numbers come only from chunks the graph tracked: a cited number that was not shown is removed,
-and the kept ones are renumbered 1..m in order of first use.
+Numbers come only from chunks the graph tracked: a cited number that was not shown is removed.
+The kept ones are renumbered by document, 1..m in order of first use, so two excerpts of one
+file share a number and the Sources list names each file once, with the chunks cited from it.
 """
 
 import re
@@ -26,24 +27,27 @@ def display_path(source: str) -> str:
 def resolve_citations(text: str, shown: list[Chunk]) -> tuple[str, list[Source]]:
     """Return the report body with valid, renumbered citations, and the sources they cite."""
     text = _OWN_SOURCES.sub("", text).rstrip()
-    renumber: dict[int, int] = {}
+    documents: dict[str, Source] = {}
 
     def rewrite(match: re.Match) -> str:
         kept = []
         for number in (int(n) for n in re.split(r"[,;]", match.group(1))):
             if 1 <= number <= len(shown):
-                renumber.setdefault(number, len(renumber) + 1)
-                kept.append(f"[{renumber[number]}]")
+                chunk = shown[number - 1]
+                if chunk.source not in documents:
+                    documents[chunk.source] = Source(
+                        n=len(documents) + 1, title=chunk.title, source=chunk.source, chunk_ids=[]
+                    )
+                document = documents[chunk.source]
+                if chunk.id not in document.chunk_ids:
+                    document.chunk_ids.append(chunk.id)
+                kept.append(f"[{document.n}]")
         return "".join(dict.fromkeys(kept))
 
     body = _CITATION.sub(rewrite, text)
     body = re.sub(r"(\[\d+\])(?:\1)+", r"\1", body)  # [1][1] -> [1]
     body = re.sub(r"[ \t]+([.,;:])", r"\1", body)
-    sources = [
-        Source(n=new, title=shown[old - 1].title, source=shown[old - 1].source, chunk_id=shown[old - 1].id)
-        for old, new in renumber.items()
-    ]
-    return body, sources
+    return body, list(documents.values())
 
 
 def sources_section(sources: list[Source]) -> str:

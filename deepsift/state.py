@@ -61,10 +61,12 @@ class Route(BaseModel):
 
 
 class Source(BaseModel):
+    """One cited document: its number in the report and the retrieved chunks cited from it."""
+
     n: int
     title: str
     source: str
-    chunk_id: str
+    chunk_ids: list[str]
 
 
 class ResearchState(TypedDict, total=False):

@@ -72,7 +72,12 @@ class FakeOpenAI:
                 if not self.path.endswith("/chat/completions"):
                     self._send(404, {"error": {"message": f"no route {self.path}"}})
                     return
-                self._send(200, fake._reply(body))
+                try:
+                    reply = fake._reply(body)
+                except Exception as e:  # a scripted failure, or a test's assertion about the request
+                    self._send(500, {"error": {"message": f"{type(e).__name__}: {e}"}})
+                    return
+                self._send(200, reply)
 
             def _send(self, status: int, payload: dict[str, Any]) -> None:
                 data = json.dumps(payload).encode()

@@ -18,14 +18,18 @@ def deepsift(*args: str, data: Path, **env: str) -> subprocess.CompletedProcess:
     )
 
 
-@pytest.fixture
-def data(tmp_path: Path) -> Path:
-    """A data dir holding the sample corpus in two collections, ingested through the CLI."""
-    data = tmp_path / "data"
+def _ingest_sample_corpus(data: Path) -> None:
     for name in ("science", "operations"):
         result = deepsift("ingest", str(CORPUS / name), "--collection", name,
                           "--description", f"{name} documents", data=data)
         assert result.returncode == 0, result.stderr
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A data dir holding the sample corpus in two collections, ingested once through the CLI."""
+    data = tmp_path_factory.mktemp("cli") / "data"
+    _ingest_sample_corpus(data)
     return data
 
 
@@ -78,7 +82,9 @@ def test_research_shows_each_step_while_it_runs(data, scripted_llm):
     assert "Sources" in result.stdout
 
 
-def test_collections_json_lists_exactly_the_documented_keys_and_drop_removes(data):
+def test_collections_json_lists_exactly_the_documented_keys_and_drop_removes(tmp_path):
+    data = tmp_path / "data"
+    _ingest_sample_corpus(data)
     listing = json.loads(deepsift("collections", "--json", data=data).stdout)
 
     assert [c["name"] for c in listing] == ["operations", "science"]

@@ -24,8 +24,8 @@ def test_every_citation_is_listed_and_maps_to_a_retrieved_chunk(settings, deps, 
     assert cited and cited == listed == {s.n for s in result.sources}
     assert "[999]" not in body  # a number the model was never shown is removed
     assert sorted(cited) == list(range(1, len(cited) + 1))
-    cited_chunks = {s.chunk_id for s in _checkpointed_sources(settings, result.thread_id)}
-    assert cited_chunks <= retrieved
+    cited_chunks = {c for s in _checkpointed_sources(settings, result.thread_id) for c in s.chunk_ids}
+    assert cited_chunks and cited_chunks <= retrieved
     assert len({s.source for s in result.sources}) >= 3
     assert result.usage.llm_calls == len(scripted_llm.requests)
 
@@ -82,3 +82,42 @@ def test_collections_restrict_where_the_searches_go(settings, deps):
     result = research(QUESTION, settings, deps=deps, collections=["science"], max_iterations=1)
 
     assert result.sources and all("/science/" in s.source for s in result.sources)
+
+
+def test_an_interrupted_run_resumes_from_its_checkpoint_without_redoing_steps(settings, deps):
+    from deepsift.models import chat_model
+    from fake_openai import FakeOpenAI
+    from scripted import ScriptedResearcher
+
+    def fails_at_synthesis(body):
+        if "CitedText" in str(body.get("response_format")):
+            raise RuntimeError("the endpoint went away")
+        return ScriptedResearcher(follow_ups=[])(body)
+
+    with FakeOpenAI(fails_at_synthesis) as broken:
+        deps.llm = chat_model(settings.model_copy(update={"llm_base_url": broken.url}))
+        with pytest.raises(Exception, match="went away"):
+            research(QUESTION, settings, deps=deps, thread_id="resume-me")
+
+    with FakeOpenAI(ScriptedResearcher()) as working:
+        deps.llm = chat_model(settings.model_copy(update={"llm_base_url": working.url}))
+        result = research("", settings, deps=deps, thread_id="resume-me")
+        asked = [(r.get("response_format") or {}).get("json_schema", {}).get("name") for r in working.requests]
+
+    assert set(asked) == {"CitedText"}  # decompose, route, search and reflect were not redone
+    assert result.sources and result.question == QUESTION
+
+
+def test_a_follow_up_that_only_rephrases_a_searched_query_ends_the_loop(settings, deps):
+    from deepsift.models import chat_model
+    from fake_openai import FakeOpenAI
+    from scripted import SUB_QUERIES, ScriptedResearcher
+
+    rephrased = ScriptedResearcher(follow_ups=["Why was the Kestrel Works built?"])
+    assert rephrased.follow_ups[0].casefold() != SUB_QUERIES[0].casefold()
+    with FakeOpenAI(rephrased) as server:
+        deps.llm = chat_model(settings.model_copy(update={"llm_base_url": server.url}))
+        result = research(QUESTION, settings, deps=deps)
+
+    assert result.iterations == 1
+    assert result.sub_queries == SUB_QUERIES

@@ -1,5 +1,6 @@
 from typing import Literal
 
+import numpy as np
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.types import Command
 from pydantic import BaseModel
@@ -13,6 +14,7 @@ from deepsift.structured import ask_structured
 MAX_NEW_QUERIES = 3
 EXCERPTS = 8
 EXCERPT_CHARS = 240
+SAME_QUERY_SIMILARITY = 0.9  # cosine above which a "new" query only rephrases an old one
 
 
 class Reflection(BaseModel):
@@ -31,6 +33,16 @@ def within_budget(state: ResearchState, deps: Deps) -> bool:
         return True
     tokens = usage.prompt_tokens + usage.completion_tokens
     return usage.llm_calls + 1 < deps.settings.max_llm_calls and tokens < deps.settings.max_tokens
+
+
+def drop_rephrasings(new: list[str], searched: list[str], deps: Deps) -> list[str]:
+    """Small models often re-ask a searched query in other words; searching it again finds nothing new."""
+    if not new:
+        return new
+    vectors = np.array(deps.embedder.embed(new + searched))
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True).clip(1e-12)
+    similarity = vectors[: len(new)] @ vectors[len(new) :].T
+    return [query for query, row in zip(new, similarity, strict=True) if row.max() < SAME_QUERY_SIMILARITY]
 
 
 def reflect(state: ResearchState, deps: Deps) -> Command[Literal["route", "synthesize"]]:
@@ -54,6 +66,7 @@ def reflect(state: ResearchState, deps: Deps) -> Command[Literal["route", "synth
     ]
     reply, usage = ask_structured(deps.llm, messages, Reflection)
     new = clean_queries(reply.queries if reply else [], MAX_NEW_QUERIES, state["sub_queries"])
+    new = drop_rephrasings(new, state["sub_queries"], deps)
     if not new:
         return Command(goto="synthesize", update={"usage": usage})
     return Command(

@@ -1,3 +1,4 @@
+import re
 from concurrent.futures import ThreadPoolExecutor
 
 from langchain_core.messages import HumanMessage, SystemMessage
@@ -24,7 +25,8 @@ class CitedText(BaseModel):
 
     sentences: list[CitedSentence]
 
-    def render(self) -> str:
+    def render(self, citable: set[int] | None = None) -> str:
+        """Sentences with their [n] marks; numbers outside `citable` (when given) are dropped."""
         seen: set[str] = set()
         rendered = []
         for sentence in self.sentences:
@@ -32,7 +34,8 @@ class CitedText(BaseModel):
             if not text or text in seen:  # small models loop; a repeated sentence adds nothing
                 continue
             seen.add(text)
-            marks = "".join(f"[{n}]" for n in dict.fromkeys(sentence.excerpts))
+            numbers = [n for n in dict.fromkeys(sentence.excerpts) if citable is None or n in citable]
+            marks = "".join(f"[{n}]" for n in numbers)
             if text[-1] in ".!?" and marks:
                 text = f"{text[:-1]} {marks}{text[-1]}"
             elif marks:
@@ -62,10 +65,10 @@ def synthesize(state: ResearchState, deps: Deps) -> dict:
     number = {chunk.id: n for n, chunk in enumerate(shown, 1)}
     llm = deps.llm.bind(max_tokens=deps.settings.section_tokens)
 
-    def write(system: str, user: str) -> tuple[str, Usage]:
+    def write(system: str, user: str, citable: set[int]) -> tuple[str, Usage]:
         messages = [SystemMessage(system), HumanMessage(user)]
         reply, usage = ask_structured(llm, messages, CitedText)
-        return (reply.render() if reply else "This part could not be written."), usage
+        return (reply.render(citable) if reply else "This part could not be written."), usage
 
     def write_section(section: tuple[str, list[Chunk]]) -> tuple[str, Usage]:
         query, chunks = section
@@ -73,7 +76,7 @@ def synthesize(state: ResearchState, deps: Deps) -> dict:
             f"[{number[c.id]}] {c.title} ({display_path(c.source)})\n{c.text}" for c in chunks
         )
         user = prompt.SECTION_USER.format(question=state["question"], query=query, excerpts=excerpts)
-        return write(prompt.SECTION_SYSTEM, user)
+        return write(prompt.SECTION_SYSTEM, user, {number[c.id] for c in chunks})
 
     # The embedded server has one slot; requests queued behind it would only time out.
     workers = 1 if deps.settings.uses_local_llm else deps.settings.llm_concurrency
@@ -83,8 +86,11 @@ def synthesize(state: ResearchState, deps: Deps) -> dict:
     body = [f"# {state['question']}"]
     body += [f"## {query}\n\n{text}" for (query, _), (text, _) in zip(sections, written, strict=True)]
     if written:
-        user = prompt.CONCLUSION_USER.format(question=state["question"], sections="\n\n".join(body[1:]))
-        conclusion, cost = write(prompt.CONCLUSION_SYSTEM, user)
+        sections_text = "\n\n".join(body[1:])
+        user = prompt.CONCLUSION_USER.format(question=state["question"], sections=sections_text)
+        # The conclusion may cite only what the sections it read cite.
+        cited = {int(n) for n in re.findall(r"\[(\d+)\]", sections_text)}
+        conclusion, cost = write(prompt.CONCLUSION_SYSTEM, user, cited)
         usage = usage + cost
         body.append(f"## Conclusion\n\n{conclusion}")
     else:

@@ -1,0 +1,40 @@
+"""The one test that runs the real embedded chat model (about two minutes on two cores)."""
+
+import re
+
+import pytest
+
+from deepsift import Settings, research
+from deepsift.deps import Deps
+from deepsift.models import chat_model, get_embedder
+
+
+@pytest.mark.embedded_model
+def test_embedded_model_writes_a_short_cited_report(sample_store, tmp_path):
+    settings = Settings(
+        data_dir=tmp_path / "data",
+        max_sub_queries=2,
+        max_iterations=1,
+        section_chunks=2,
+        section_tokens=160,
+    )
+    assert settings.uses_local_llm
+    deps = Deps(settings, sample_store, get_embedder(settings), chat_model(settings))
+    retrieved: dict = {}
+
+    result = research(
+        "What budget did the board approve for Kestrel Works, and what did it cost in the end?",
+        settings,
+        deps=deps,
+        on_update=lambda node, update: retrieved.update(update.get("chunks", {})),
+    )
+
+    assert 1 <= len(result.sub_queries) <= 2
+    assert result.usage.llm_calls >= 4 and result.usage.completion_tokens > 0
+    body, _, listing = result.report.partition("## Sources")
+    cited = {int(n) for n in re.findall(r"\[(\d+)\]", body)}
+    assert cited, "the embedded model cited no excerpt"
+    assert cited == {s.n for s in result.sources}
+    assert all(f"[{n}]" in listing for n in cited)
+    found = {(chunk.title, chunk.source) for chunk in retrieved.values()}
+    assert {(s.title, s.source) for s in result.sources} <= found

@@ -1,0 +1,20 @@
+from deepsift.nodes.synthesize import CitedSentence, CitedText
+
+
+def test_cited_sentences_render_with_marks_before_the_full_stop_and_no_repeats():
+    text = CitedText(
+        sentences=[
+            CitedSentence(text="The plant cost €29.3m.", excerpts=[2, 2, 5]),
+            CitedSentence(text="The plant cost €29.3m.", excerpts=[2]),
+            CitedSentence(text="Nothing says when it opened", excerpts=[]),
+            CitedSentence(text="  ", excerpts=[1]),
+        ]
+    )
+
+    assert text.render() == "The plant cost €29.3m [2][5]. Nothing says when it opened"
+
+
+def test_numbers_outside_what_the_writer_was_shown_are_dropped():
+    text = CitedText(sentences=[CitedSentence(text="Cost rose.", excerpts=[3, 8])])
+
+    assert text.render(citable={3, 4}) == "Cost rose [3]."
