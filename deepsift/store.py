@@ -4,10 +4,12 @@ One collection per source set. The collection's properties record its descriptio
 signal) and the embedding model and dimension its vectors were made with.
 """
 
+import fcntl
 import json
 import logging
 import os
 import re
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
@@ -30,6 +32,8 @@ from deepsift.state import Chunk
 # Milvus Lite does not implement the query iterator's timestamp call: its in-process gRPC server
 # logs a traceback and pymilvus a warning on every listing, though the listing is complete.
 logging.getLogger("grpc._server").setLevel(logging.CRITICAL)
+# It also logs a traceback when it cannot open a database; StoreError says why in one line.
+logging.getLogger("milvus_lite.server_manager").setLevel(logging.CRITICAL)
 logging.getLogger("pymilvus.client.iterator.query_iterator").setLevel(logging.ERROR)
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,254}$")
@@ -57,6 +61,20 @@ def check_collection_name(name: str) -> str:
     return name
 
 
+def _locked(lite_db: Path) -> bool:
+    """Whether another process holds Milvus Lite's lock on this database directory."""
+    lock = lite_db / "LOCK"
+    if not lock.exists():
+        return False
+    with lock.open("a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return True
+        fcntl.flock(handle, fcntl.LOCK_UN)
+    return False
+
+
 def _quoted(value: str) -> str:
     return json.dumps(value)  # a Milvus string literal, with quotes and backslashes escaped
 
@@ -69,7 +87,7 @@ class Store:
         try:
             self._client = MilvusClient(uri=uri, token=settings.milvus_token)
         except Exception as e:  # pymilvus raises several types for one cause: cannot open
-            if "lock" in str(e).lower():
+            if "://" not in uri and _locked(Path(uri)):
                 raise StoreError(
                     f"the Milvus Lite database {uri} is in use by another process; "
                     "wait for it to finish or set DEEPSIFT_MILVUS_URI to a Milvus server"

@@ -82,7 +82,9 @@ def ask_structured(
         "type": "json_schema",
         "json_schema": {"name": schema.__name__, "schema": schema.model_json_schema()},
     }
-    bound = llm.bind(response_format=response_format)
+    # Sent as a plain request field: given `response_format` itself, langchain-openai takes the
+    # SDK's parse path, which raises on a reply cut at max_tokens instead of letting us repair it.
+    bound = llm.bind(extra_body={"response_format": response_format})
     usage = Usage(llm_calls=0, prompt_tokens=0, completion_tokens=0)
     conversation = list(messages)
     for _ in range(attempts):

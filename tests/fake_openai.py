@@ -43,6 +43,8 @@ class FakeOpenAI:
             _check_schema(answer, body)
             answer = json.dumps(answer)
         prompt = " ".join(str(m.get("content", "")) for m in body.get("messages", []))
+        limit = body.get("max_completion_tokens") or body.get("max_tokens")
+        cut = limit is not None and len(answer) // 4 >= limit
         return {
             "id": "chatcmpl-fake",
             "object": "chat.completion",
@@ -52,7 +54,7 @@ class FakeOpenAI:
                 {
                     "index": 0,
                     "message": {"role": "assistant", "content": answer},
-                    "finish_reason": "stop",
+                    "finish_reason": "length" if cut else "stop",
                 }
             ],
             "usage": {

@@ -111,3 +111,23 @@ def test_an_invalid_setting_names_the_setting(data):
 
     assert result.returncode == 2
     assert "max_iterations" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_milvus_lite_file_held_by_another_process_is_a_clear_error(tmp_path):
+    data = tmp_path / "data"
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         "import sys, time; from deepsift.config import Settings; from deepsift.store import Store; "
+         f"Store(Settings(data_dir={str(data)!r})); print('open', flush=True); time.sleep(60)"],
+        stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "open"
+        result = deepsift("collections", data=data)
+    finally:
+        holder.kill()
+        holder.wait()
+
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: the Milvus Lite database") and "in use by another process" in result.stderr
+    assert "Traceback" not in result.stderr

@@ -58,3 +58,12 @@ def test_structured_output_degrades_to_none_instead_of_crashing(tmp_path):
 
     assert result is None
     assert usage.llm_calls == 3 and usage.prompt_tokens > 0
+
+
+def test_a_reply_cut_at_the_token_limit_is_repaired_not_fatal(tmp_path):
+    with FakeOpenAI(lambda body: '{"queries": ["a", "b') as server:
+        llm = chat_model(_settings_for(server, tmp_path)).bind(max_tokens=5)
+        result, usage = ask_structured(llm, [("human", "plan")], Queries)
+
+    assert result == Queries(queries=["a", "b"])
+    assert usage.llm_calls == 1
