@@ -13,7 +13,7 @@ $(BIN)/python:
 	$(BIN)/pip install --quiet --upgrade pip
 
 install: $(BIN)/python
-	$(BIN)/pip install --quiet -e '.[local,dev]'
+	$(BIN)/pip install --quiet -e '.[local,eval,dev]'
 
 demo: install
 	DEEPSIFT_DATA_DIR=$(DEMO_DATA) $(BIN)/deepsift ingest examples/corpus/science --collection science \

@@ -71,6 +71,7 @@ def research(
     own_deps = deps is None
     deps = deps or Deps.from_settings(settings)
     started = time.monotonic()
+    thread_id_given = thread_id is not None
     try:
         with SqliteSaver.from_conn_string(str(settings.checkpoint_path)) as saver:
             saver.serde = JsonPlusSerializer(allowed_msgpack_modules=_STATE_TYPES)
@@ -91,7 +92,11 @@ def research(
                 run_input = None  # resume where it stopped (or reread a finished run)
             else:
                 if not question.strip():
-                    raise ValueError("the question is empty")
+                    raise ValueError(
+                        f"no run has thread id {thread_id}; give a question to start one"
+                        if thread_id_given
+                        else "the question is empty"
+                    )
                 check_sources(deps, collections)
                 run_input = {
                     "question": question,
@@ -111,7 +116,9 @@ def research(
     return ResearchResult(
         question=values["question"],
         report=values.get("report", ""),
-        sources=[CitedSource(n=s.n, title=s.title, source=s.source) for s in values.get("sources", [])],
+        sources=[
+            CitedSource(n=s.n, title=s.title, source=s.source) for s in values.get("sources", [])
+        ],
         sub_queries=values.get("sub_queries", []),
         iterations=values.get("iteration", 0),
         usage=RunUsage(**usage.model_dump(), seconds=round(time.monotonic() - started, 2)),

@@ -11,7 +11,9 @@ from pathlib import Path
 from deepsift.state import Chunk, Source
 
 _CITATION = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
-_OWN_SOURCES = re.compile(r"\n#+\s*(sources|references|bibliography)\b.*\Z", re.IGNORECASE | re.DOTALL)
+_OWN_SOURCES = re.compile(
+    r"\n#+\s*(sources|references|bibliography)\b.*\Z", re.IGNORECASE | re.DOTALL
+)
 
 
 def display_path(source: str) -> str:

@@ -53,13 +53,16 @@ def _user_error(e: Exception) -> str | None:
 
     if isinstance(e, openai.APIConnectionError | openai.APITimeoutError):
         url = str(getattr(e.request, "url", "")) if getattr(e, "request", None) else ""
-        return f"cannot reach the LLM endpoint {url or '(unknown)'}: {e}; check DEEPSIFT_LLM_BASE_URL"
+        return (
+            f"cannot reach the LLM endpoint {url or '(unknown)'}: {e}; check DEEPSIFT_LLM_BASE_URL"
+        )
     if isinstance(e, openai.APIStatusError):
         return f"the LLM endpoint {e.request.url} answered {e.status_code}: {e.message}"
     if isinstance(e, ValidationError):
         first = e.errors()[0]
         field = ".".join(str(p) for p in first["loc"])
-        return f"invalid setting {field}: {first['msg']} (environment DEEPSIFT_{field.upper()} or deepsift.toml)"
+        where = f"environment DEEPSIFT_{field.upper()} or deepsift.toml"
+        return f"invalid setting {field}: {first['msg']} ({where})"
     if isinstance(e, UserError | StoreError | ModelError | LoadError | ValueError):
         return str(e)
     return None
@@ -92,6 +95,10 @@ def _parser() -> argparse.ArgumentParser:
     research.add_argument("--thread", help="thread id: resume or reread that run")
     research.add_argument("--json", action="store_true", help="print one JSON object")
     research.set_defaults(run=run_research)
+
+    from deepsift.eval.command import add_parser as add_eval
+
+    add_eval(commands)
     return parser
 
 
@@ -108,8 +115,20 @@ def run_ingest(args: argparse.Namespace, settings: Settings) -> int:
 
     check_collection_name(args.collection)
     store = _open_store(settings)
+    if args.description is None and not store.exists(args.collection):
+        err.print(
+            f"note: {args.collection} has no description; the router chooses collections by "
+            "their descriptions, so add one with --description on a later ingest",
+            highlight=False,
+            soft_wrap=True,
+        )
     started = time.monotonic()
-    columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()]
+    columns = [
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    ]
     with Progress(*columns, console=err, transient=True) as progress:
         task = progress.add_task("loading the embedding model", total=None)
         chunks = 0
@@ -170,7 +189,9 @@ def run_collections(args: argparse.Namespace, settings: Settings) -> int:
         return 0
     table = Table("name", "description", "documents", "chunks", "embedding model")
     for info in infos:
-        table.add_row(info.name, info.description, str(info.documents), str(info.chunks), info.embedding_model)
+        table.add_row(
+            info.name, info.description, str(info.documents), str(info.chunks), info.embedding_model
+        )
     out.print(table if infos else "no collections yet: deepsift ingest PATH --collection NAME")
     return 0
 
@@ -182,7 +203,9 @@ def run_research(args: argparse.Namespace, settings: Settings) -> int:
         raise UserError('give a question: deepsift research "QUESTION"')
     if args.max_iterations is not None and args.max_iterations < 1:
         raise UserError("--max-iterations must be at least 1")
-    collections = [c.strip() for c in args.collections.split(",") if c.strip()] if args.collections else None
+    collections = (
+        [c.strip() for c in args.collections.split(",") if c.strip()] if args.collections else None
+    )
     with err.status("starting", spinner="dots") as status:
         result = research(
             args.question,
@@ -200,7 +223,8 @@ def run_research(args: argparse.Namespace, settings: Settings) -> int:
         out.print(Markdown(result.report))
         usage = result.usage
         err.print(
-            f"{usage.llm_calls} LLM calls, {usage.prompt_tokens} prompt + {usage.completion_tokens} "
+            f"{usage.llm_calls} LLM calls, {usage.prompt_tokens} prompt + "
+            f"{usage.completion_tokens} "
             f"completion tokens, {usage.seconds:.0f} s; thread {result.thread_id}"
             + (f"; report written to {args.output}" if args.output else ""),
             highlight=False,
@@ -210,8 +234,13 @@ def run_research(args: argparse.Namespace, settings: Settings) -> int:
 
 def _live_view(status: Any) -> Callable[[str, dict[str, Any]], None]:
     """Print each step of the graph as it finishes; the spinner names the step running next."""
-    next_step = {"decompose": "routing", "route": "searching", "search": "reflecting",
-                 "reflect": "planning", "synthesize": "done"}
+    next_step = {
+        "decompose": "routing",
+        "route": "searching",
+        "search": "reflecting",
+        "reflect": "working",
+        "synthesize": "done",
+    }
 
     def show(node: str, update: dict[str, Any]) -> None:
         if node == "decompose":
@@ -220,11 +249,17 @@ def _live_view(status: Any) -> Callable[[str, dict[str, Any]], None]:
                 err.print(f"  • {query}", highlight=False)
         elif node == "route":
             for route in update.get("routes", []):
-                err.print(f"[bold]route[/bold] {route.query} → {', '.join(route.sources)}", highlight=False)
+                err.print(
+                    f"[bold]route[/bold] {route.query} → {', '.join(route.sources)}",
+                    highlight=False,
+                )
         elif node == "search":
             for chunk in list(update.get("chunks", {}).values())[:1]:
                 found = len(update["chunks"])
-                err.print(f"[bold]search[/bold] {chunk.collection}: {found} chunks for “{chunk.query}”", highlight=False)
+                err.print(
+                    f"[bold]search[/bold] {chunk.collection}: {found} chunks for “{chunk.query}”",
+                    highlight=False,
+                )
         elif node == "reflect":
             new = update.get("pending")
             if new:
@@ -234,7 +269,9 @@ def _live_view(status: Any) -> Callable[[str, dict[str, Any]], None]:
             else:
                 err.print("[bold]reflect[/bold] enough found; writing the report")
         elif node == "synthesize":
-            err.print(f"[bold]report[/bold] written, citing {len(update.get('sources', []))} excerpts")
+            err.print(
+                f"[bold]report[/bold] written, citing {len(update.get('sources', []))} excerpts"
+            )
         status.update(next_step.get(node, node))
 
     return show

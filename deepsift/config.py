@@ -17,7 +17,9 @@ class Settings(BaseSettings):
     )
 
     data_dir: Path = Path(".deepsift")
-    milvus_uri: str = Field("", description="Milvus Lite path or http://host:19530; default: DATA_DIR/milvus.db")
+    milvus_uri: str = Field(
+        "", description="Milvus Lite path or http://host:19530; default: DATA_DIR/milvus.db"
+    )
     milvus_token: str = ""
 
     llm_base_url: str = ""
@@ -26,11 +28,17 @@ class Settings(BaseSettings):
         "", validation_alias=AliasChoices("DEEPSIFT_LLM_API_KEY", "OPENAI_API_KEY")
     )
     llm_timeout: float = Field(120.0, description="seconds before one LLM request is abandoned")
-    local_model: str = Field("qwen2.5-coder-1.5b", description="embedded model when no endpoint is set")
+    local_model: str = Field(
+        "qwen2.5-coder-1.5b", description="embedded model when no endpoint is set"
+    )
     local_context: int = 8192
-    llm_concurrency: int = Field(4, ge=1, description="LLM requests in flight at once (embedded: 1)")
+    llm_concurrency: int = Field(
+        4, ge=1, description="LLM requests in flight at once (embedded: 1)"
+    )
 
-    embedding_base_url: str = Field("", description="OpenAI-compatible embeddings; empty: embedded MiniLM")
+    embedding_base_url: str = Field(
+        "", description="OpenAI-compatible embeddings; empty: embedded MiniLM"
+    )
     embedding_model: str = "text-embedding-3-small"
     embedding_api_key: str = ""
 
@@ -40,7 +48,9 @@ class Settings(BaseSettings):
     section_chunks: int = Field(4, ge=1, description="excerpts behind each section of the report")
     section_tokens: int = Field(400, ge=50, description="longest section (or conclusion) written")
     max_llm_calls: int = Field(30, ge=1, description="budget of LLM calls for one run")
-    max_tokens: int = Field(200_000, ge=1, description="budget of prompt+completion tokens for one run")
+    max_tokens: int = Field(
+        200_000, ge=1, description="budget of prompt+completion tokens for one run"
+    )
 
     chunk_chars: int = Field(1200, ge=200)
     chunk_overlap: int = Field(200, ge=0)

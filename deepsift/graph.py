@@ -1,9 +1,11 @@
 """build_graph: the research graph's wiring, nothing else.
 
-decompose -> route -> search (one branch per sub-query x source) -> reflect -> route ... -> synthesize
+decompose -> route -> search (one branch per sub-query x source) -> reflect -> route ...
+-> synthesize (a cited report), or answer (a short answer), or nothing (retrieval only)
 """
 
 from functools import partial
+from typing import Literal
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
@@ -11,6 +13,7 @@ from langgraph.graph.state import CompiledStateGraph
 
 from deepsift.config import Settings
 from deepsift.deps import Deps
+from deepsift.nodes.answer import answer
 from deepsift.nodes.decompose import decompose
 from deepsift.nodes.reflect import reflect
 from deepsift.nodes.route import route
@@ -23,16 +26,23 @@ def build_graph(
     settings: Settings | None = None,
     checkpointer: BaseCheckpointSaver | None = None,
     deps: Deps | None = None,
+    finish: Literal["report", "answer", "retrieval"] = "report",
 ) -> CompiledStateGraph:
+    """The research graph; `finish` picks its last step: a cited report, a short answer, or none
+    (retrieval only, for evaluating search)."""
     deps = deps or Deps.from_settings(settings or Settings())
+    last = {"report": "synthesize", "answer": "answer", "retrieval": END}[finish]
     graph = StateGraph(ResearchState)
     graph.add_node("decompose", partial(decompose, deps=deps))
     graph.add_node("route", partial(route, deps=deps), destinations=("search",))
     graph.add_node("search", partial(search, deps=deps))
-    graph.add_node("reflect", partial(reflect, deps=deps), destinations=("route", "synthesize"))
-    graph.add_node("synthesize", partial(synthesize, deps=deps))
+    graph.add_node(
+        "reflect", partial(reflect, deps=deps, finish=last), destinations=("route", last)
+    )
     graph.add_edge(START, "decompose")
     graph.add_edge("decompose", "route")
     graph.add_edge("search", "reflect")
-    graph.add_edge("synthesize", END)
+    if last != END:
+        graph.add_node(last, partial({"synthesize": synthesize, "answer": answer}[last], deps=deps))
+        graph.add_edge(last, END)
     return graph.compile(checkpointer=checkpointer, name="deepsift")

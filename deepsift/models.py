@@ -136,7 +136,9 @@ def local_model_file() -> Path:
                 digest.update(data)
                 out.write(data)
         if digest.hexdigest() != LOCAL_MODEL_SHA256:
-            raise ModelError(f"the embedded model parts are corrupt (sha256 mismatch): reinstall '.[local]'")
+            raise ModelError(
+                "the embedded model parts are corrupt (sha256 mismatch): reinstall '.[local]'"
+            )
         partial.replace(target)
     finally:
         partial.unlink(missing_ok=True)

@@ -81,6 +81,7 @@ class ResearchState(TypedDict, total=False):
     usage: Annotated[Usage, add_usage]
     report: str
     sources: list[Source]
+    answer: str  # short-answer mode
 
 
 class SearchTask(TypedDict):

@@ -56,7 +56,8 @@ class CollectionInfo(BaseModel):
 def check_collection_name(name: str) -> str:
     if not _NAME.match(name):
         raise StoreError(
-            f"collection name {name!r} is invalid: use letters, digits and _, not starting with a digit"
+            f"collection name {name!r} is invalid: "
+            "use letters, digits and _, not starting with a digit"
         )
     return name
 
@@ -207,11 +208,15 @@ class Store:
         rows = self._client.query(name, filter=f"source == {_quoted(source)}", output_fields=["id"])
         return {row["id"] for row in rows}
 
+    def add(self, name: str, rows: list[dict[str, Any]]) -> None:
+        self._load(name)
+        self._client.upsert(name, rows)
+
     def replace_document(self, name: str, source: str, rows: list[dict[str, Any]]) -> None:
         """Store a document's new chunks, then remove its old ones: a failure loses nothing."""
         self._load(name)
         old = self._ids_of(name, source)
-        self._client.upsert(name, rows)
+        self.add(name, rows)
         stale = old - {row["id"] for row in rows}
         if stale:
             self._client.delete(name, ids=sorted(stale))

@@ -1,4 +1,5 @@
-"""Structured output that survives small and reasoning models: json_schema, repair, retry, degrade."""
+"""Structured output that survives small and reasoning models: json_schema, repair, retry,
+degrade."""
 
 import json
 import logging
@@ -38,7 +39,9 @@ def parse_json(text: str, schema: type[Schema]) -> Schema:
                 return schema.model_validate(json.loads(attempt))
             except (json.JSONDecodeError, ValidationError) as e:
                 errors.append(str(e).splitlines()[0])
-    raise ValueError(f"reply is not valid {schema.__name__} JSON ({errors[-1] if errors else 'empty'})")
+    raise ValueError(
+        f"reply is not valid {schema.__name__} JSON ({errors[-1] if errors else 'empty'})"
+    )
 
 
 def _outermost_json(text: str) -> str:
@@ -77,7 +80,7 @@ def ask_structured(
     schema: type[Schema],
     attempts: int = 2,
 ) -> tuple[Schema | None, Usage]:
-    """Ask for `schema` as json_schema output; returns (None, usage) after `attempts` bad replies."""
+    """Ask for `schema` as json_schema output; (None, usage) after `attempts` bad replies."""
     response_format = {
         "type": "json_schema",
         "json_schema": {"name": schema.__name__, "schema": schema.model_json_schema()},

@@ -6,10 +6,10 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+from deepsift.config import Settings  # noqa: E402
+
 from fake_openai import FakeOpenAI  # noqa: E402
 from scripted import ScriptedResearcher  # noqa: E402
-
-from deepsift.config import Settings  # noqa: E402
 
 ROOT = Path(__file__).parent.parent
 CORPUS = ROOT / "examples" / "corpus"

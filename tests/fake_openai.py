@@ -76,7 +76,9 @@ class FakeOpenAI:
                     return
                 try:
                     reply = fake._reply(body)
-                except Exception as e:  # a scripted failure, or a test's assertion about the request
+                except (
+                    Exception
+                ) as e:  # a scripted failure, or a test's assertion about the request
                     self._send(500, {"error": {"message": f"{type(e).__name__}: {e}"}})
                     return
                 self._send(200, reply)
@@ -106,7 +108,9 @@ def _check_schema(answer: Any, body: dict[str, Any]) -> None:
         raise AssertionError("a JSON reply was scripted for a request without json_schema")
     missing = [key for key in schema.get("required", []) if key not in answer]
     if missing:
-        raise AssertionError(f"scripted reply misses required keys {missing} of {schema_name(body)}")
+        raise AssertionError(
+            f"scripted reply misses required keys {missing} of {schema_name(body)}"
+        )
 
 
 def last_user_text(body: dict[str, Any]) -> str:

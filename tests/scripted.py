@@ -36,7 +36,9 @@ class ScriptedResearcher:
             return {"queries": self.follow_ups if self.reflections == 1 else []}
         if name == "CitedText" and "This section answers:" in text:
             shown = [int(n) for n in re.findall(r"^\[(\d+)\]", text, re.MULTILINE)]
-            sentences = [{"text": f"Fact number {n} is stated here.", "excerpts": [n]} for n in shown]
+            sentences = [
+                {"text": f"Fact number {n} is stated here.", "excerpts": [n]} for n in shown
+            ]
             return {"sentences": sentences + [{"text": "A guess.", "excerpts": [999]}]}
         if name == "CitedText":
             return {"sentences": [{"text": "In conclusion, the facts answer it.", "excerpts": [1]}]}

@@ -5,7 +5,11 @@ from deepsift.state import Chunk
 def _chunk(n: int, document: int | None = None) -> Chunk:
     document = document or n
     return Chunk(
-        id=f"c{n}", text="t", source=f"/docs/d{document}.md", title=f"Doc {document}", collection="x"
+        id=f"c{n}",
+        text="t",
+        source=f"/docs/d{document}.md",
+        title=f"Doc {document}",
+        collection="x",
     )
 
 

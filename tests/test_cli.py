@@ -11,17 +11,33 @@ from conftest import CORPUS
 
 
 def deepsift(*args: str, data: Path, **env: str) -> subprocess.CompletedProcess:
-    environment = {"PATH": "/usr/bin:/bin", "HOME": str(data), "DEEPSIFT_DATA_DIR": str(data), **env}
+    environment = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(data),
+        "DEEPSIFT_DATA_DIR": str(data),
+        **env,
+    }
     return subprocess.run(
         [sys.executable, "-m", "deepsift", *args],
-        capture_output=True, text=True, env=environment, timeout=300, cwd=data.parent,
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=300,
+        cwd=data.parent,
     )
 
 
 def _ingest_sample_corpus(data: Path) -> None:
     for name in ("science", "operations"):
-        result = deepsift("ingest", str(CORPUS / name), "--collection", name,
-                          "--description", f"{name} documents", data=data)
+        result = deepsift(
+            "ingest",
+            str(CORPUS / name),
+            "--collection",
+            name,
+            "--description",
+            f"{name} documents",
+            data=data,
+        )
         assert result.returncode == 0, result.stderr
 
 
@@ -56,8 +72,14 @@ def test_research_json_has_the_documented_shape_and_writes_the_report(data, scri
     report = data.parent / "report.md"
 
     result = deepsift(
-        "research", "Why was Kestrel Works built and what did it cost?", "--json", "-o", str(report),
-        data=data, DEEPSIFT_LLM_BASE_URL=scripted_llm.url, DEEPSIFT_LLM_API_KEY="k",
+        "research",
+        "Why was Kestrel Works built and what did it cost?",
+        "--json",
+        "-o",
+        str(report),
+        data=data,
+        DEEPSIFT_LLM_BASE_URL=scripted_llm.url,
+        DEEPSIFT_LLM_API_KEY="k",
     )
 
     assert result.returncode == 0, result.stderr
@@ -72,8 +94,11 @@ def test_research_json_has_the_documented_shape_and_writes_the_report(data, scri
 
 def test_research_shows_each_step_while_it_runs(data, scripted_llm):
     result = deepsift(
-        "research", "Why was Kestrel Works built?", data=data,
-        DEEPSIFT_LLM_BASE_URL=scripted_llm.url, DEEPSIFT_LLM_API_KEY="k",
+        "research",
+        "Why was Kestrel Works built?",
+        data=data,
+        DEEPSIFT_LLM_BASE_URL=scripted_llm.url,
+        DEEPSIFT_LLM_API_KEY="k",
     )
 
     assert result.returncode == 0, result.stderr
@@ -116,10 +141,15 @@ def test_an_invalid_setting_names_the_setting(data):
 def test_a_milvus_lite_file_held_by_another_process_is_a_clear_error(tmp_path):
     data = tmp_path / "data"
     holder = subprocess.Popen(
-        [sys.executable, "-c",
-         "import sys, time; from deepsift.config import Settings; from deepsift.store import Store; "
-         f"Store(Settings(data_dir={str(data)!r})); print('open', flush=True); time.sleep(60)"],
-        stdout=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-c",
+            "import time; from deepsift.config import Settings; "
+            "from deepsift.store import Store; "
+            f"Store(Settings(data_dir={str(data)!r})); print('open', flush=True); time.sleep(60)",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         assert holder.stdout.readline().strip() == "open"
@@ -129,5 +159,8 @@ def test_a_milvus_lite_file_held_by_another_process_is_a_clear_error(tmp_path):
         holder.wait()
 
     assert result.returncode == 2
-    assert result.stderr.startswith("error: the Milvus Lite database") and "in use by another process" in result.stderr
+    assert (
+        result.stderr.startswith("error: the Milvus Lite database")
+        and "in use by another process" in result.stderr
+    )
     assert "Traceback" not in result.stderr

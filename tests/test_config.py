@@ -4,7 +4,9 @@ from deepsift.config import Settings
 
 
 def test_settings_come_from_env_then_toml_then_defaults(tmp_path: Path, monkeypatch):
-    (tmp_path / "deepsift.toml").write_text('max_iterations = 5\ntop_k = 9\nllm_model = "from-toml"\n')
+    (tmp_path / "deepsift.toml").write_text(
+        'max_iterations = 5\ntop_k = 9\nllm_model = "from-toml"\n'
+    )
     monkeypatch.setenv("DEEPSIFT_TOP_K", "7")
 
     settings = Settings()

@@ -105,7 +105,11 @@ def test_a_collection_refuses_a_different_embedding_model(settings, store, corpu
 def _deepsift(*args: str, env_data: Path) -> subprocess.CompletedProcess:
     env = {"PATH": "/usr/bin:/bin", "DEEPSIFT_DATA_DIR": str(env_data), "HOME": str(env_data)}
     return subprocess.run(
-        [sys.executable, "-m", "deepsift", *args], capture_output=True, text=True, env=env, timeout=300
+        [sys.executable, "-m", "deepsift", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
     )
 
 
@@ -122,7 +126,9 @@ def test_bad_files_are_skipped_with_one_line_each_and_the_good_one_ingested(tmp_
     assert result.returncode == 0, result.stderr
     skipped = [line for line in result.stderr.splitlines() if line.startswith("skipped")]
     assert sorted(line.split()[1].rstrip(":").split("/")[-1] for line in skipped) == [
-        "binary.txt", "broken.pdf", "empty.md"
+        "binary.txt",
+        "broken.pdf",
+        "empty.md",
     ]
     assert "Traceback" not in result.stderr
     listing = _deepsift("collections", "--json", env_data=tmp_path / "data")
@@ -133,7 +139,11 @@ def test_ingest_exits_1_when_every_input_fails(tmp_path):
     (tmp_path / "empty.txt").write_text("")
 
     result = _deepsift(
-        "ingest", str(tmp_path / "empty.txt"), str(tmp_path / "missing.md"), "--collection", "c",
+        "ingest",
+        str(tmp_path / "empty.txt"),
+        str(tmp_path / "missing.md"),
+        "--collection",
+        "c",
         env_data=tmp_path / "data",
     )
 

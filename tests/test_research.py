@@ -1,7 +1,6 @@
 import re
 
 import pytest
-
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from deepsift import research
@@ -24,7 +23,9 @@ def test_every_citation_is_listed_and_maps_to_a_retrieved_chunk(settings, deps, 
     assert cited and cited == listed == {s.n for s in result.sources}
     assert "[999]" not in body  # a number the model was never shown is removed
     assert sorted(cited) == list(range(1, len(cited) + 1))
-    cited_chunks = {c for s in _checkpointed_sources(settings, result.thread_id) for c in s.chunk_ids}
+    cited_chunks = {
+        c for s in _checkpointed_sources(settings, result.thread_id) for c in s.chunk_ids
+    }
     assert cited_chunks and cited_chunks <= retrieved
     assert len({s.source for s in result.sources}) >= 3
     assert result.usage.llm_calls == len(scripted_llm.requests)
@@ -50,7 +51,10 @@ def test_max_iterations_bounds_the_loop_without_asking_reflection(settings, deps
     result = research(QUESTION, settings, deps=deps, max_iterations=1)
 
     assert result.iterations == 1
-    names = [(r.get("response_format") or {}).get("json_schema", {}).get("name") for r in scripted_llm.requests]
+    names = [
+        (r.get("response_format") or {}).get("json_schema", {}).get("name")
+        for r in scripted_llm.requests
+    ]
     assert "Reflection" not in names
 
 
@@ -86,6 +90,7 @@ def test_collections_restrict_where_the_searches_go(settings, deps):
 
 def test_an_interrupted_run_resumes_from_its_checkpoint_without_redoing_steps(settings, deps):
     from deepsift.models import chat_model
+
     from fake_openai import FakeOpenAI
     from scripted import ScriptedResearcher
 
@@ -102,7 +107,10 @@ def test_an_interrupted_run_resumes_from_its_checkpoint_without_redoing_steps(se
     with FakeOpenAI(ScriptedResearcher()) as working:
         deps.llm = chat_model(settings.model_copy(update={"llm_base_url": working.url}))
         result = research("", settings, deps=deps, thread_id="resume-me")
-        asked = [(r.get("response_format") or {}).get("json_schema", {}).get("name") for r in working.requests]
+        asked = [
+            (r.get("response_format") or {}).get("json_schema", {}).get("name")
+            for r in working.requests
+        ]
 
     assert set(asked) == {"CitedText"}  # decompose, route, search and reflect were not redone
     assert result.sources and result.question == QUESTION
@@ -110,6 +118,7 @@ def test_an_interrupted_run_resumes_from_its_checkpoint_without_redoing_steps(se
 
 def test_a_follow_up_that_only_rephrases_a_searched_query_ends_the_loop(settings, deps):
     from deepsift.models import chat_model
+
     from fake_openai import FakeOpenAI
     from scripted import SUB_QUERIES, ScriptedResearcher
 
@@ -121,3 +130,8 @@ def test_a_follow_up_that_only_rephrases_a_searched_query_ends_the_loop(settings
 
     assert result.iterations == 1
     assert result.sub_queries == SUB_QUERIES
+
+
+def test_an_unknown_thread_without_a_question_is_a_clear_error(settings, deps):
+    with pytest.raises(ValueError, match="no run has thread id ghost"):
+        research("", settings, deps=deps, thread_id="ghost")

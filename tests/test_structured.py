@@ -3,6 +3,7 @@ from pydantic import BaseModel
 
 from deepsift.models import chat_model
 from deepsift.structured import ask_structured, parse_json
+
 from fake_openai import FakeOpenAI
 
 

@@ -1,4 +1,4 @@
-"""Ingest files into a collection: skip unchanged files, replace changed ones, prune deleted ones."""
+"""Ingest files into a collection: skip unchanged files, replace changed ones, prune deleted."""
 
 import hashlib
 from collections.abc import Callable, Iterable
@@ -47,7 +47,8 @@ def find_files(paths: Iterable[Path]) -> tuple[list[Path], list[FileResult]]:
     for path in paths:
         if path.is_dir():
             found = sorted(
-                p for p in path.rglob("*")
+                p
+                for p in path.rglob("*")
                 if p.is_file() and p.suffix.lower() in SUPPORTED and not p.name.startswith(".")
             )
             files.extend(p.resolve() for p in found)
@@ -64,7 +65,9 @@ def chunk_id(source: str, position: int, text: str) -> str:
 
 def _fit(text: str) -> str:
     encoded = text.encode()
-    return text if len(encoded) <= MAX_TEXT_BYTES else encoded[:MAX_TEXT_BYTES].decode(errors="ignore")
+    return (
+        text if len(encoded) <= MAX_TEXT_BYTES else encoded[:MAX_TEXT_BYTES].decode(errors="ignore")
+    )
 
 
 def ingest(

@@ -36,20 +36,27 @@ def within_budget(state: ResearchState, deps: Deps) -> bool:
 
 
 def drop_rephrasings(new: list[str], searched: list[str], deps: Deps) -> list[str]:
-    """Small models often re-ask a searched query in other words; searching it again finds nothing new."""
+    """Drop queries that re-ask a searched one in other words (small models often do):
+    searching them again finds nothing new."""
     if not new:
         return new
     vectors = np.array(deps.embedder.embed(new + searched))
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True).clip(1e-12)
     similarity = vectors[: len(new)] @ vectors[len(new) :].T
-    return [query for query, row in zip(new, similarity, strict=True) if row.max() < SAME_QUERY_SIMILARITY]
+    return [
+        query
+        for query, row in zip(new, similarity, strict=True)
+        if row.max() < SAME_QUERY_SIMILARITY
+    ]
 
 
-def reflect(state: ResearchState, deps: Deps) -> Command[Literal["route", "synthesize"]]:
-    """Ask what is still missing; loop back with new queries, or go on to write the report."""
+def reflect(
+    state: ResearchState, deps: Deps, finish: str = "synthesize"
+) -> Command[Literal["route", "synthesize", "answer", "__end__"]]:
+    """Ask what is still missing; loop back with new queries, or go on to `finish`."""
     max_iterations = state.get("max_iterations") or deps.settings.max_iterations
     if state["iteration"] >= max_iterations or not within_budget(state, deps):
-        return Command(goto="synthesize")
+        return Command(goto=finish)
     excerpts = "\n".join(
         f"- {c.title}: {' '.join(c.text.split())[:EXCERPT_CHARS]}"
         for c in ranked(state.get("chunks", {}))[:EXCERPTS]
@@ -68,7 +75,7 @@ def reflect(state: ResearchState, deps: Deps) -> Command[Literal["route", "synth
     new = clean_queries(reply.queries if reply else [], MAX_NEW_QUERIES, state["sub_queries"])
     new = drop_rephrasings(new, state["sub_queries"], deps)
     if not new:
-        return Command(goto="synthesize", update={"usage": usage})
+        return Command(goto=finish, update={"usage": usage})
     return Command(
         goto="route",
         update={

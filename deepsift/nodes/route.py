@@ -32,7 +32,9 @@ def route(state: ResearchState, deps: Deps) -> Command[Literal["search"]]:
     usage = Usage()
     chosen = {i: list(sources) for i in range(1, len(queries) + 1)}
     if len(sources) > 1:
-        listing = "\n".join(f"- {name}: {text or '(no description)'}" for name, text in sources.items())
+        listing = "\n".join(
+            f"- {name}: {text or '(no description)'}" for name, text in sources.items()
+        )
         numbered = "\n".join(f"{i}. {q}" for i, q in enumerate(queries, 1))
         messages = [
             SystemMessage(prompt.SYSTEM.format(sources=listing)),

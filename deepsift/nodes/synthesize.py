@@ -34,7 +34,9 @@ class CitedText(BaseModel):
             if not text or text in seen:  # small models loop; a repeated sentence adds nothing
                 continue
             seen.add(text)
-            numbers = [n for n in dict.fromkeys(sentence.excerpts) if citable is None or n in citable]
+            numbers = [
+                n for n in dict.fromkeys(sentence.excerpts) if citable is None or n in citable
+            ]
             marks = "".join(f"[{n}]" for n in numbers)
             if text[-1] in ".!?" and marks:
                 text = f"{text[:-1]} {marks}{text[-1]}"
@@ -45,7 +47,7 @@ class CitedText(BaseModel):
 
 
 def plan_sections(state: ResearchState, per_section: int) -> list[tuple[str, list[Chunk]]]:
-    """One section per sub-query that found something: its best chunks, numbered across the report."""
+    """One section per sub-query that found something, with its best chunks."""
     by_query: dict[str, list[Chunk]] = {}
     for chunk in ranked(state.get("chunks", {})):
         by_query.setdefault(chunk.query, []).append(chunk)
@@ -75,7 +77,9 @@ def synthesize(state: ResearchState, deps: Deps) -> dict:
         excerpts = "\n\n".join(
             f"[{number[c.id]}] {c.title} ({display_path(c.source)})\n{c.text}" for c in chunks
         )
-        user = prompt.SECTION_USER.format(question=state["question"], query=query, excerpts=excerpts)
+        user = prompt.SECTION_USER.format(
+            question=state["question"], query=query, excerpts=excerpts
+        )
         return write(prompt.SECTION_SYSTEM, user, {number[c.id] for c in chunks})
 
     # The embedded server has one slot; requests queued behind it would only time out.
@@ -84,7 +88,9 @@ def synthesize(state: ResearchState, deps: Deps) -> dict:
         written = list(pool.map(write_section, sections))
     usage = sum((u for _, u in written), Usage())
     body = [f"# {state['question']}"]
-    body += [f"## {query}\n\n{text}" for (query, _), (text, _) in zip(sections, written, strict=True)]
+    body += [
+        f"## {query}\n\n{text}" for (query, _), (text, _) in zip(sections, written, strict=True)
+    ]
     if written:
         sections_text = "\n\n".join(body[1:])
         user = prompt.CONCLUSION_USER.format(question=state["question"], sections=sections_text)

@@ -8,7 +8,8 @@ the excerpts it comes from.
 - If the excerpts do not answer the section's question, write one sentence saying so, with no \
 excerpt numbers. Never invent facts.
 
-Reply with JSON: {"sentences": [{"text": "...", "excerpts": [2]}, {"text": "...", "excerpts": [1, 3]}]}"""
+Reply with JSON:
+{"sentences": [{"text": "...", "excerpts": [2]}, {"text": "...", "excerpts": [1, 3]}]}"""
 
 SECTION_USER = """Report question: {question}
 

@@ -1,0 +1,1 @@
+"""Evaluation: benchmark datasets, metrics, and the runner behind `deepsift eval`."""

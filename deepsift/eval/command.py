@@ -1,0 +1,151 @@
+"""`deepsift eval retrieval|answers`: run agents over a benchmark with progress, resume, outputs."""
+
+import argparse
+from pathlib import Path
+
+import openai
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from deepsift.config import Settings
+from deepsift.deps import Deps
+from deepsift.eval.datasets import FORMATS, dataset_hash, load_dataset
+from deepsift.eval.report import markdown_table, write_outputs
+from deepsift.eval.runner import (
+    AGENTS,
+    Evaluator,
+    ResultsFile,
+    corpus_collection,
+    failed,
+    judge,
+    record,
+)
+from deepsift.models import chat_model, get_embedder
+from deepsift.store import Store
+
+err = Console(stderr=True)
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser("eval", help="evaluate retrieval or answers on a benchmark")
+    parser.add_argument("mode", choices=["retrieval", "answers"])
+    parser.add_argument("--dataset", type=Path, required=True)
+    parser.add_argument("--format", choices=FORMATS, help="default: guessed from the file")
+    parser.add_argument("--limit", type=int, help="the first N questions")
+    parser.add_argument("--agents", default="naive,deepsift", help=f"from {','.join(AGENTS)}")
+    parser.add_argument(
+        "--max-iterations", type=int, default=3, help="deepsift is scored at 1..N rounds"
+    )
+    parser.add_argument("--out", type=Path, default=Path("eval-results"))
+    parser.add_argument("--judge", action="store_true", help="answers: add an LLM-judge column")
+    parser.set_defaults(run=run_eval)
+
+
+def run_eval(args: argparse.Namespace, settings: Settings) -> int:
+    agents = [a.strip() for a in args.agents.split(",") if a.strip()]
+    unknown = sorted(set(agents) - set(AGENTS))
+    if unknown or not agents:
+        raise ValueError(f"unknown agent {', '.join(unknown)}; choose from {', '.join(AGENTS)}")
+    if args.max_iterations < 1 or (args.limit is not None and args.limit < 1):
+        raise ValueError("--max-iterations and --limit must be at least 1")
+    questions = load_dataset(args.dataset, args.format)
+    if not any(q.paragraphs for q in questions):
+        raise ValueError(
+            f"dataset {args.dataset} has no context paragraphs to search; questions like FRAMES "
+            "or SimpleQA need a web source, which deepsift does not have yet"
+        )
+    selected = questions[: args.limit] if args.limit else questions
+    digest = dataset_hash(args.dataset)
+    needs_llm = "deepsift" in agents or args.mode == "answers"
+    identity = {
+        "mode": args.mode,
+        "dataset": args.dataset.name,
+        "sha256": digest,
+        "max_iterations": args.max_iterations,
+        "llm": ("embedded" if settings.uses_local_llm else settings.llm_model)
+        if needs_llm
+        else None,
+    }
+    results = ResultsFile(args.out, identity)
+    store = Store(settings)
+    try:
+        embedder = get_embedder(settings)
+        deps = Deps(settings, store, embedder, chat_model(settings) if needs_llm else None)
+        collection = _build_corpus(questions, digest, args.dataset.name, deps)
+        evaluator = Evaluator(deps, collection, args.mode, args.max_iterations)
+        interrupted = _run(evaluator, agents, selected, results, args)
+    finally:
+        store.close()
+    ids = {q.id for q in selected}
+    rows = [r for r in results.rows if r["agent"] in agents and r["id"] in ids]
+    summary = write_outputs(args.out, rows, args.mode)
+    print(markdown_table(summary), end="")
+    err.print(f"results in {args.out}/ (results.jsonl, summary.json, summary.md, recall_at_5.png)")
+    if interrupted:
+        err.print("interrupted: finished questions are kept; rerun the same command to resume")
+        return 130
+    return 0
+
+
+def _build_corpus(questions, digest, label, deps) -> str:
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        console=err,
+        transient=True,
+    ) as progress:
+        task = progress.add_task("embedding the corpus", total=None)
+        return corpus_collection(
+            questions,
+            digest,
+            label,
+            deps,
+            on_progress=lambda done, total: progress.update(task, completed=done, total=total),
+        )
+
+
+def _run(evaluator, agents, selected, results, args) -> bool:
+    """Evaluate what is not done yet; returns True when interrupted with Ctrl-C."""
+    todo = [(a, q) for a in agents for q in selected if (a, q.id) not in results.done]
+    first = 1 if args.mode == "retrieval" else args.max_iterations
+    bounds = list(range(first, args.max_iterations + 1))
+    columns = [
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[failed]} failed"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+    ]
+    with Progress(*columns, console=err) as progress:
+        task = progress.add_task("evaluating", total=len(todo), failed=0)
+        errors = 0
+        try:
+            for agent, question in todo:
+                progress.update(task, description=f"{agent:8}")
+                try:
+                    rows = []
+                    for outcome in evaluator.run(agent, question):
+                        verdict = None
+                        if args.judge and args.mode == "answers":
+                            verdict, cost = judge(evaluator.deps, question, outcome.answer)
+                            outcome.usage = outcome.usage + cost
+                        rows.append(record(agent, question, outcome, args.mode, verdict))
+                except (openai.APIConnectionError, openai.AuthenticationError):
+                    raise  # nothing after it can succeed: stop with the one-line error
+                except Exception as e:  # one question's failure is a result, not the end
+                    errors += 1
+                    rows = failed(agent, question, [0] if agent == "naive" else bounds, e)
+                results.add(rows)
+                progress.update(task, advance=1, failed=errors)
+        except KeyboardInterrupt:
+            return True
+    return False

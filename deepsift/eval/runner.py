@@ -1,0 +1,246 @@
+"""Run agents over a benchmark and keep one JSON line per (agent, max_iterations, question).
+
+Results are appended as each question finishes, so an interrupted run keeps what it did and a
+rerun with the same output folder answers only what is missing.
+
+One deepsift run with max_iterations=N also yields the results for 1..N: the graph is
+deterministic up to round r whatever the bound, so the state after round r (its chunks and its
+usage) is exactly what a run bounded at r would have ended with.
+"""
+
+import hashlib
+import json
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from langchain_core.messages import HumanMessage, SystemMessage
+from pydantic import BaseModel
+
+from deepsift.deps import Deps
+from deepsift.eval.datasets import EvalQuestion
+from deepsift.eval.metrics import all_found, exact_match, recall_at_k, token_f1
+from deepsift.graph import build_graph
+from deepsift.nodes.answer import answer
+from deepsift.nodes.reflect import ranked
+from deepsift.prompts import judge as judge_prompt
+from deepsift.state import Chunk, Usage
+from deepsift.structured import ask_structured
+
+Mode = Literal["retrieval", "answers"]
+AGENTS = ("naive", "deepsift")
+RANKING_DEPTH = 10
+EMBED_BATCH = 256
+
+
+@dataclass
+class Outcome:
+    """What one agent produced for one question when bounded at `max_iterations` rounds."""
+
+    max_iterations: int
+    chunks: list[Chunk]
+    rounds: int
+    usage: Usage
+    seconds: float
+    answer: str = ""
+
+
+def corpus_collection(
+    questions: list[EvalQuestion],
+    digest: str,
+    label: str,
+    deps: Deps,
+    on_progress: Callable[[int, int], None] = lambda done, total: None,
+) -> str:
+    """One chunk per context paragraph of the whole dataset, built once per dataset file.
+
+    The collection's description is written last, so an interrupted build is recognised
+    (empty description) and rebuilt rather than used half-filled.
+    """
+    name = f"eval_{digest[:12]}"
+    store = deps.store
+    if store.exists(name) and store.description(name):
+        store.check_embedder(name, deps.embedder)
+        return name
+    if store.exists(name):
+        store.drop(name)
+    store.ensure(name, "", deps.embedder)
+    paragraphs = list(dict.fromkeys(p for q in questions for p in q.paragraphs))
+    for start in range(0, len(paragraphs), EMBED_BATCH):
+        batch = paragraphs[start : start + EMBED_BATCH]
+        texts = [f"{title}\n\n{text}" for title, text in batch]
+        rows = [
+            {
+                "id": hashlib.sha256(text.encode()).hexdigest()[:32],
+                "text": text,
+                "dense": vector,
+                "source": f"{label}#{title}",
+                "title": title[:1000],
+                "position": 0,
+                "doc_hash": digest[:64],
+                "metadata": {},
+            }
+            for (title, _), text, vector in zip(
+                batch, texts, deps.embedder.embed(texts), strict=True
+            )
+        ]
+        store.add(name, rows)
+        on_progress(min(start + EMBED_BATCH, len(paragraphs)), len(paragraphs))
+    store.flush(name)
+    store.ensure(name, f"{label}: {len(paragraphs)} context paragraphs", deps.embedder)
+    return name
+
+
+class Verdict(BaseModel):
+    correct: bool
+
+
+def judge(deps: Deps, question: EvalQuestion, prediction: str) -> tuple[bool | None, Usage]:
+    messages = [
+        SystemMessage(judge_prompt.SYSTEM),
+        HumanMessage(
+            judge_prompt.USER.format(
+                question=question.question, gold=question.answer, prediction=prediction
+            )
+        ),
+    ]
+    verdict, usage = ask_structured(deps.llm, messages, Verdict)
+    return (verdict.correct if verdict else None), usage
+
+
+class Evaluator:
+    """Runs the agents on questions against one collection, in retrieval or answer mode."""
+
+    def __init__(self, deps: Deps, collection: str, mode: Mode, max_iterations: int) -> None:
+        self.deps = deps
+        self.collection = collection
+        self.mode = mode
+        self.max_iterations = max_iterations
+        finish = "answer" if mode == "answers" else "retrieval"
+        self.graph = build_graph(deps=deps, finish=finish)
+
+    def naive(self, question: EvalQuestion) -> Iterator[Outcome]:
+        """One hybrid search with the question as asked (and, for answers, one answer call)."""
+        started = time.monotonic()
+        vector = self.deps.embedder.embed([question.question])[0]
+        hits = self.deps.store.search(self.collection, question.question, vector, RANKING_DEPTH)
+        usage, prediction = Usage(), ""
+        if self.mode == "answers":
+            update = answer(
+                {"question": question.question, "chunks": {c.id: c for c in hits}}, self.deps
+            )
+            usage, prediction = update["usage"], update["answer"]
+        yield Outcome(0, hits, 1, usage, time.monotonic() - started, prediction)
+
+    def deepsift(self, question: EvalQuestion) -> Iterator[Outcome]:
+        """The graph bounded at max_iterations, reported as if bounded at each of 1..max."""
+        started = time.monotonic()
+        run_input = {
+            "question": question.question,
+            "collections": [self.collection],
+            "max_iterations": self.max_iterations,
+        }
+        config = {"recursion_limit": 10 + 4 * self.max_iterations}
+        after_round: dict[int, dict[str, Any]] = {}
+        state: dict[str, Any] = {}
+        for state in self.graph.stream(run_input, config, stream_mode="values"):
+            if "iteration" in state:
+                after_round[state["iteration"]] = {**state, "seconds": time.monotonic() - started}
+        last = max(after_round)
+        # An answer exists only at the end of the run, so answers are scored at the bound alone.
+        first = self.max_iterations if self.mode == "answers" else 1
+        for bound in range(first, self.max_iterations + 1):
+            snapshot = state if bound >= last else after_round[bound]
+            seconds = time.monotonic() - started if bound >= last else snapshot["seconds"]
+            yield Outcome(
+                bound,
+                ranked(snapshot.get("chunks", {})),
+                min(bound, last),
+                snapshot.get("usage") or Usage(),
+                seconds,
+                state.get("answer", "") if bound >= last else "",
+            )
+
+    def run(self, agent: str, question: EvalQuestion) -> Iterator[Outcome]:
+        return self.naive(question) if agent == "naive" else self.deepsift(question)
+
+
+def record(
+    agent: str, question: EvalQuestion, outcome: Outcome, mode: Mode, judged: bool | None = None
+) -> dict[str, Any]:
+    titles = [chunk.title for chunk in outcome.chunks][:RANKING_DEPTH]
+    row: dict[str, Any] = {
+        "agent": agent,
+        "max_iterations": outcome.max_iterations,
+        "id": question.id,
+        "gold_titles": question.gold_titles,
+        "ranked_titles": titles,
+        "rounds": outcome.rounds,
+        **outcome.usage.model_dump(),
+        "seconds": round(outcome.seconds, 2),
+        "error": None,
+    }
+    for k in (2, 5, 10):
+        row[f"recall@{k}"] = recall_at_k(titles, question.gold_titles, k)
+    row["all@10"] = all_found(titles, question.gold_titles, 10)
+    if mode == "answers":
+        row.update(
+            prediction=outcome.answer,
+            answer=question.answer,
+            em=exact_match(outcome.answer, question.answer),
+            f1=token_f1(outcome.answer, question.answer),
+            judge=judged,
+        )
+    return row
+
+
+def failed(agent: str, question: EvalQuestion, bounds: list[int], error: Exception) -> list[dict]:
+    message = f"{type(error).__name__}: {error}".splitlines()[0][:300]
+    return [
+        {"agent": agent, "max_iterations": bound, "id": question.id, "error": message}
+        for bound in bounds
+    ]
+
+
+class ResultsFile:
+    """results.jsonl in the output folder: what is done, and appending what gets done."""
+
+    def __init__(self, out: Path, identity: dict[str, Any]) -> None:
+        out.mkdir(parents=True, exist_ok=True)
+        self.path = out / "results.jsonl"
+        meta = out / "run.json"
+        if meta.exists():
+            previous = json.loads(meta.read_text())
+            if previous != identity:
+                raise ValueError(
+                    f"{out} holds results of another evaluation ({previous}); choose another --out"
+                )
+        else:
+            meta.write_text(json.dumps(identity, indent=2))
+        self.rows = [json.loads(line) for line in self._lines()]
+        self.done = {(r["agent"], r["id"]) for r in self.rows}
+
+    def _lines(self) -> list[str]:
+        if not self.path.exists():
+            return []
+        lines = self.path.read_text().splitlines()
+        complete = []
+        for line in lines:
+            try:
+                json.loads(line)
+                complete.append(line)
+            except json.JSONDecodeError:  # a line cut short by a kill: that question reruns
+                break
+        if len(complete) < len(lines):
+            self.path.write_text("".join(line + "\n" for line in complete))
+        return complete
+
+    def add(self, rows: list[dict[str, Any]]) -> None:
+        with self.path.open("a") as handle:
+            for row in rows:
+                handle.write(json.dumps(row) + "\n")
+            handle.flush()
+        self.rows += rows
+        self.done.update((r["agent"], r["id"]) for r in rows)

@@ -1,0 +1,27 @@
+from langchain_core.messages import HumanMessage, SystemMessage
+from pydantic import BaseModel
+
+from deepsift.deps import Deps
+from deepsift.nodes.reflect import ranked
+from deepsift.prompts import answer as prompt
+from deepsift.state import ResearchState
+from deepsift.structured import ask_structured
+
+ANSWER_CHUNKS = 8
+ANSWER_TOKENS = 64
+
+
+class ShortAnswer(BaseModel):
+    answer: str
+
+
+def answer(state: ResearchState, deps: Deps) -> dict:
+    """Short-answer mode: a few words from the best chunks, for exact-match evaluation."""
+    chunks = ranked(state.get("chunks", {}))[:ANSWER_CHUNKS]
+    excerpts = "\n\n".join(f"[{n}] {c.title}\n{c.text}" for n, c in enumerate(chunks, 1))
+    messages = [
+        SystemMessage(prompt.SYSTEM),
+        HumanMessage(prompt.USER.format(excerpts=excerpts, question=state["question"])),
+    ]
+    reply, usage = ask_structured(deps.llm.bind(max_tokens=ANSWER_TOKENS), messages, ShortAnswer)
+    return {"answer": reply.answer.strip() if reply else "", "usage": usage}

@@ -1,0 +1,10 @@
+SYSTEM = """You answer questions with a short answer taken from the numbered excerpts: a name, a \
+date, a number, yes/no, or a short phrase; no sentence, no explanation. If the excerpts do not \
+contain the answer, give your best guess from them.
+
+Reply with JSON: {"answer": "..."}"""
+
+USER = """Excerpts:
+{excerpts}
+
+Question: {question}"""
