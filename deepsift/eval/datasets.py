@@ -51,19 +51,20 @@ def load_dataset(path: Path, format: Format | None = None) -> list[EvalQuestion]
 def _read_records(path: Path) -> list[dict]:
     text = path.read_text(encoding="utf-8")
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError:
-        try:  # JSON lines, as MuSiQue ships
+        if path.suffix.lower() == ".jsonl":  # JSON lines, as MuSiQue ships
             data = [json.loads(line) for line in text.splitlines() if line.strip()]
-        except json.JSONDecodeError as e:
-            raise ValueError(f"dataset {path} is neither JSON nor JSON lines: {e}") from None
+        else:
+            data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ValueError(f"dataset {path} is not valid JSON (or .jsonl lines): {e}") from None
     if not isinstance(data, list):
         raise ValueError(f"dataset {path} must hold a list of questions")
     return data
 
 
 def _load_context_style(record: dict, n: int) -> EvalQuestion:
-    """2WikiMultiHopQA and HotpotQA: context [[title, [sentences]]], supporting_facts [[title, i]]."""
+    """2WikiMultiHopQA and HotpotQA: context [[title, [sentences]]], supporting_facts
+    [[title, sentence index]]."""
     paragraphs = [
         (title, " ".join(s.strip() for s in sentences)) for title, sentences in record["context"]
     ]

@@ -1,0 +1,208 @@
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from deepsift.eval.datasets import load_dataset
+from deepsift.eval.metrics import all_found, exact_match, recall_at_k, token_f1
+from deepsift.eval.report import summarize
+from deepsift.eval.runner import ResultsFile
+
+
+def test_ranked_recall_counts_gold_titles_in_the_first_k():
+    ranking = ["A", "x", "B", "y", "z", "C"]
+
+    assert recall_at_k(ranking, ["A", "B"], 2) == 0.5
+    assert recall_at_k(ranking, ["A", "B"], 3) == 1.0
+    assert recall_at_k(ranking, ["C", "A", "A"], 5) == 0.5  # gold titles count once
+    assert recall_at_k(ranking, [], 5) == 0.0
+    assert all_found(ranking, ["A", "C"], 6) and not all_found(ranking, ["A", "C"], 5)
+
+
+def test_answers_are_compared_after_the_usual_normalisation():
+    assert exact_match("The Eiffel Tower!", "eiffel tower") == 1.0
+    assert exact_match("Paris, France", "Paris") == 0.0
+    assert token_f1("Paris, France", "Paris") == pytest.approx(2 / 3)
+    assert token_f1("an apple", "the pear") == 0.0
+
+
+def test_errored_questions_count_as_zero_and_as_errors():
+    rows = [
+        {
+            "agent": "naive",
+            "max_iterations": 0,
+            "id": "1",
+            "recall@2": 1.0,
+            "recall@5": 1.0,
+            "recall@10": 1.0,
+            "all@10": True,
+            "rounds": 1,
+            "llm_calls": 0,
+            "prompt_tokens": 0,
+            "completion_tokens": 0,
+            "seconds": 0.1,
+            "error": None,
+        },
+        {"agent": "naive", "max_iterations": 0, "id": "2", "error": "boom"},
+    ]
+
+    (line,) = summarize(rows, "retrieval")
+
+    assert line["recall@5"] == 0.5 and line["errors"] == 0.5 and line["questions"] == 2
+
+
+def write_2wiki(path: Path) -> Path:
+    """Three hand-made questions in 2WikiMultiHopQA's shape."""
+    facts = {
+        "Orla Venn": ["Orla Venn is a painter born in Marrowby.", "She studied in Calder."],
+        "Marrowby": ["Marrowby is a fishing town on the Grey Coast."],
+        "Tobin Ashe": ["Tobin Ashe founded the Lantern Press in 1921."],
+        "Lantern Press": ["The Lantern Press is a publisher based in Hollowmere."],
+        "Quill Harbour": ["Quill Harbour hosts an annual regatta."],
+        "Fenwick Dray": ["Fenwick Dray is a composer from Quill Harbour."],
+    }
+
+    def context(*titles):
+        return [[t, facts[t]] for t in titles]
+
+    data = [
+        {
+            "_id": "q1",
+            "question": "Where was the painter Orla Venn born, and what is that town?",
+            "answer": "Marrowby",
+            "context": context("Orla Venn", "Marrowby", "Quill Harbour"),
+            "supporting_facts": [["Orla Venn", 0], ["Marrowby", 0]],
+        },
+        {
+            "_id": "q2",
+            "question": "Where is the publisher founded by Tobin Ashe based?",
+            "answer": "Hollowmere",
+            "context": context("Tobin Ashe", "Lantern Press", "Marrowby"),
+            "supporting_facts": [["Tobin Ashe", 0], ["Lantern Press", 0]],
+        },
+        {
+            "_id": "q3",
+            "question": "What event does the home town of Fenwick Dray host?",
+            "answer": "an annual regatta",
+            "context": context("Fenwick Dray", "Quill Harbour"),
+            "supporting_facts": [["Fenwick Dray", 0], ["Quill Harbour", 0]],
+        },
+    ]
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_datasets_of_each_format_read_into_one_shape(tmp_path):
+    wiki = load_dataset(write_2wiki(tmp_path / "wiki.json"))
+    assert wiki[0].gold_titles == ["Orla Venn", "Marrowby"]
+    assert wiki[0].paragraphs[0] == (
+        "Orla Venn",
+        "Orla Venn is a painter born in Marrowby. She studied in Calder.",
+    )
+
+    musique = tmp_path / "musique.jsonl"
+    musique.write_text(
+        json.dumps(
+            {
+                "id": "m1",
+                "question": "Q?",
+                "answer": "A",
+                "paragraphs": [
+                    {"title": "T1", "paragraph_text": "P1", "is_supporting": True},
+                    {"title": "T2", "paragraph_text": "P2", "is_supporting": False},
+                ],
+            }
+        )
+        + "\n"
+    )
+    (question,) = load_dataset(musique)
+    assert (question.id, question.gold_titles, len(question.paragraphs)) == ("m1", ["T1"], 2)
+
+    frames = tmp_path / "frames.csv"
+    frames.write_text('question,true_answer,wiki_links\n"Who?",Someone,[]\n')
+    assert load_dataset(frames)[0].answer == "Someone"
+
+
+def test_a_dataset_in_the_wrong_shape_names_the_file_and_field(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps([{"question": "Q?", "answer": "A"}]))
+
+    with pytest.raises(ValueError, match=r"bad.json is not in 2wiki format \(field 'context'"):
+        load_dataset(bad)
+
+
+def test_a_results_line_cut_by_a_kill_is_dropped_so_that_question_reruns(tmp_path):
+    ResultsFile(tmp_path, {"run": 1}).add([{"agent": "naive", "id": "1"}])
+    with (tmp_path / "results.jsonl").open("a") as handle:
+        handle.write('{"agent": "naive", "id": "2", "rec')
+
+    results = ResultsFile(tmp_path, {"run": 1})
+    results.add([{"agent": "naive", "id": "3"}])
+
+    assert results.done == {("naive", "1"), ("naive", "3")}
+    assert len(ResultsFile(tmp_path, {"run": 1}).rows) == 2
+    with pytest.raises(ValueError, match="another evaluation"):
+        ResultsFile(tmp_path, {"run": 2})
+
+
+def _eval(*args: str, data: Path, llm_url: str) -> subprocess.CompletedProcess:
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(data),
+        "DEEPSIFT_DATA_DIR": str(data),
+        "DEEPSIFT_LLM_BASE_URL": llm_url,
+        "DEEPSIFT_LLM_API_KEY": "k",
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "deepsift", "eval", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        cwd=data.parent,
+    )
+
+
+def test_small_retrieval_eval_end_to_end_with_resume(tmp_path, scripted_llm):
+    dataset = write_2wiki(tmp_path / "wiki.json")
+    out = tmp_path / "out"
+    args = ["retrieval", "--dataset", str(dataset), "--max-iterations", "2", "--out", str(out)]
+
+    first = _eval(*args, "--limit", "2", data=tmp_path / "data", llm_url=scripted_llm.url)
+
+    assert first.returncode == 0, first.stderr
+    rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert sorted((r["agent"], r["max_iterations"], r["id"]) for r in rows) == [
+        ("deepsift", 1, "q1"),
+        ("deepsift", 1, "q2"),
+        ("deepsift", 2, "q1"),
+        ("deepsift", 2, "q2"),
+        ("naive", 0, "q1"),
+        ("naive", 0, "q2"),
+    ]
+    naive = {r["id"]: r for r in rows if r["agent"] == "naive"}
+    assert naive["q2"]["ranked_titles"][0] in ("Tobin Ashe", "Lantern Press")
+    assert naive["q2"]["recall@2"] == 1.0  # both gold paragraphs lead the 6-paragraph corpus
+    deep = {(r["id"], r["max_iterations"]): r for r in rows if r["agent"] == "deepsift"}
+    assert deep[("q1", 1)]["llm_calls"] == 1  # decompose only: the bound stops before reflect
+    assert deep[("q1", 2)]["llm_calls"] == 2  # + the reflection that asked for a follow-up
+    assert deep[("q1", 2)]["rounds"] == 2
+    assert deep[("q2", 2)]["rounds"] == 1  # its reflection asked for nothing more
+    summary = json.loads((out / "summary.json").read_text())
+    assert {(s["agent"], s["max_iterations"]) for s in summary} == {
+        ("naive", 0),
+        ("deepsift", 1),
+        ("deepsift", 2),
+    }
+    assert "| naive | 0 | 2 |" in first.stdout
+    assert (out / "recall_at_5.png").read_bytes()[:4] == b"\x89PNG"
+
+    calls = len(scripted_llm.requests)
+    second = _eval(*args, "--limit", "3", data=tmp_path / "data", llm_url=scripted_llm.url)
+
+    assert second.returncode == 0, second.stderr
+    rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert len(rows) == 9  # only q3 was added
+    assert len(scripted_llm.requests) - calls == 2  # q3 alone: decompose, reflection with []
