@@ -156,7 +156,7 @@ class Evaluator:
             seconds = time.monotonic() - started if bound >= last else snapshot["seconds"]
             yield Outcome(
                 bound,
-                ranked(snapshot.get("chunks", {})),
+                ranked(snapshot),
                 min(bound, last),
                 snapshot.get("usage") or Usage(),
                 seconds,

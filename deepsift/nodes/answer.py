@@ -17,7 +17,7 @@ class ShortAnswer(BaseModel):
 
 def answer(state: ResearchState, deps: Deps) -> dict:
     """Short-answer mode: a few words from the best chunks, for exact-match evaluation."""
-    chunks = ranked(state.get("chunks", {}))[:ANSWER_CHUNKS]
+    chunks = ranked(state)[:ANSWER_CHUNKS]
     excerpts = "\n\n".join(f"[{n}] {c.title}\n{c.text}" for n, c in enumerate(chunks, 1))
     messages = [
         SystemMessage(prompt.SYSTEM),

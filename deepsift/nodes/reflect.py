@@ -21,9 +21,14 @@ class Reflection(BaseModel):
     queries: list[str]
 
 
-def ranked(chunks: dict[str, Chunk]) -> list[Chunk]:
-    """Every chunk the run gathered, best fused score first (ties: order of the source text)."""
-    return sorted(chunks.values(), key=lambda c: (-c.score, c.source, c.position))
+def ranked(state: ResearchState) -> list[Chunk]:
+    """Every chunk the run gathered, best fused score first. RRF scores tie often (rank 1 of
+    two searches scores the same); ties go to the chunk found by the earlier sub-query."""
+    order = {query: n for n, query in enumerate(state.get("sub_queries", []))}
+    return sorted(
+        state.get("chunks", {}).values(),
+        key=lambda c: (-c.score, order.get(c.query, len(order)), c.source, c.position),
+    )
 
 
 def within_budget(state: ResearchState, deps: Deps) -> bool:
@@ -59,7 +64,7 @@ def reflect(
         return Command(goto=finish)
     excerpts = "\n".join(
         f"- {c.title}: {' '.join(c.text.split())[:EXCERPT_CHARS]}"
-        for c in ranked(state.get("chunks", {}))[:EXCERPTS]
+        for c in ranked(state)[:EXCERPTS]
     )
     messages = [
         SystemMessage(prompt.SYSTEM.format(max_queries=MAX_NEW_QUERIES)),

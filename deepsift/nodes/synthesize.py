@@ -49,7 +49,7 @@ class CitedText(BaseModel):
 def plan_sections(state: ResearchState, per_section: int) -> list[tuple[str, list[Chunk]]]:
     """One section per sub-query that found something, with its best chunks."""
     by_query: dict[str, list[Chunk]] = {}
-    for chunk in ranked(state.get("chunks", {})):
+    for chunk in ranked(state):
         by_query.setdefault(chunk.query, []).append(chunk)
     sections = [
         (query, by_query[query][:per_section])
