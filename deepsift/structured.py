@@ -79,6 +79,7 @@ def ask_structured(
     messages: list[BaseMessage],
     schema: type[Schema],
     attempts: int = 2,
+    max_tokens: int = 400,
 ) -> tuple[Schema | None, Usage]:
     """Ask for `schema` as json_schema output; (None, usage) after `attempts` bad replies."""
     response_format = {
@@ -87,7 +88,8 @@ def ask_structured(
     }
     # Sent as a plain request field: given `response_format` itself, langchain-openai takes the
     # SDK's parse path, which raises on a reply cut at max_tokens instead of letting us repair it.
-    bound = llm.bind(extra_body={"response_format": response_format})
+    # max_tokens: small models can loop inside a JSON list until the context is full.
+    bound = llm.bind(extra_body={"response_format": response_format}, max_tokens=max_tokens)
     usage = Usage(llm_calls=0, prompt_tokens=0, completion_tokens=0)
     conversation = list(messages)
     for _ in range(attempts):

@@ -18,6 +18,7 @@ class FakeOpenAI:
         self.responder = responder
         self.delay = delay
         self.requests: list[dict[str, Any]] = []
+        self.intervals: list[tuple[float, float]] = []  # (start, end) of each reply, monotonic
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -35,10 +36,13 @@ class FakeOpenAI:
         self._server.server_close()
 
     def _reply(self, body: dict[str, Any]) -> dict[str, Any]:
+        started = time.monotonic()
         with self._lock:
             self.requests.append(body)
         time.sleep(self.delay)
         answer = self.responder(body)
+        with self._lock:
+            self.intervals.append((started, time.monotonic()))
         if not isinstance(answer, str):
             _check_schema(answer, body)
             answer = json.dumps(answer)

@@ -63,8 +63,15 @@ def test_structured_output_degrades_to_none_instead_of_crashing(tmp_path):
 
 def test_a_reply_cut_at_the_token_limit_is_repaired_not_fatal(tmp_path):
     with FakeOpenAI(lambda body: '{"queries": ["a", "b') as server:
-        llm = chat_model(_settings_for(server, tmp_path)).bind(max_tokens=5)
-        result, usage = ask_structured(llm, [("human", "plan")], Queries)
+        llm = chat_model(_settings_for(server, tmp_path))
+        result, usage = ask_structured(llm, [("human", "plan")], Queries, max_tokens=5)
 
     assert result == Queries(queries=["a", "b"])
     assert usage.llm_calls == 1
+
+
+def test_every_structured_call_is_bounded_in_length(tmp_path):
+    with FakeOpenAI(lambda body: '{"queries": []}') as server:
+        ask_structured(chat_model(_settings_for(server, tmp_path)), [("human", "x")], Queries)
+
+    assert server.requests[0]["max_completion_tokens"] == 400

@@ -23,5 +23,5 @@ def answer(state: ResearchState, deps: Deps) -> dict:
         SystemMessage(prompt.SYSTEM),
         HumanMessage(prompt.USER.format(excerpts=excerpts, question=state["question"])),
     ]
-    reply, usage = ask_structured(deps.llm.bind(max_tokens=ANSWER_TOKENS), messages, ShortAnswer)
+    reply, usage = ask_structured(deps.llm, messages, ShortAnswer, max_tokens=ANSWER_TOKENS)
     return {"answer": reply.answer.strip() if reply else "", "usage": usage}

@@ -65,11 +65,12 @@ def synthesize(state: ResearchState, deps: Deps) -> dict:
     sections = plan_sections(state, deps.settings.section_chunks)
     shown = [chunk for _, chunks in sections for chunk in chunks]
     number = {chunk.id: n for n, chunk in enumerate(shown, 1)}
-    llm = deps.llm.bind(max_tokens=deps.settings.section_tokens)
 
     def write(system: str, user: str, citable: set[int]) -> tuple[str, Usage]:
         messages = [SystemMessage(system), HumanMessage(user)]
-        reply, usage = ask_structured(llm, messages, CitedText)
+        reply, usage = ask_structured(
+            deps.llm, messages, CitedText, max_tokens=deps.settings.section_tokens
+        )
         return (reply.render(citable) if reply else "This part could not be written."), usage
 
     def write_section(section: tuple[str, list[Chunk]]) -> tuple[str, Usage]:

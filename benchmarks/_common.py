@@ -1,0 +1,35 @@
+"""Shared by the benchmarks: result files and a plain table printer."""
+
+import json
+import platform
+import resource
+import sys
+from pathlib import Path
+from typing import Any
+
+RESULTS = Path(__file__).parent / "results"
+sys.path.insert(0, str(Path(__file__).parent.parent / "tests"))  # the loopback fake servers
+
+
+def peak_rss_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def save(name: str, rows: list[dict[str, Any]]) -> Path:
+    RESULTS.mkdir(exist_ok=True)
+    path = RESULTS / f"{name}.json"
+    machine = {"python": platform.python_version(), "machine": platform.machine()}
+    path.write_text(json.dumps({"machine": machine, "rows": rows}, indent=2))
+    return path
+
+
+def print_table(rows: list[dict[str, Any]]) -> None:
+    columns = list(rows[0])
+    widths = [max(len(c), *(len(_fmt(r[c])) for r in rows)) for c in columns]
+    print("  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True)))
+    for row in rows:
+        print("  ".join(_fmt(row[c]).ljust(w) for c, w in zip(columns, widths, strict=True)))
+
+
+def _fmt(value: Any) -> str:
+    return f"{value:.2f}" if isinstance(value, float) else str(value)
