@@ -42,4 +42,8 @@ class ScriptedResearcher:
             return {"sentences": sentences + [{"text": "A guess.", "excerpts": [999]}]}
         if name == "CitedText":
             return {"sentences": [{"text": "In conclusion, the facts answer it.", "excerpts": [1]}]}
+        if name == "ShortAnswer":
+            return {"answer": "Marrowby"}
+        if name == "Verdict":
+            return {"correct": "Gold answer: Marrowby" in text}
         raise AssertionError(f"unexpected request: {name} {text[:200]}")

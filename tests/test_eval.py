@@ -206,3 +206,23 @@ def test_small_retrieval_eval_end_to_end_with_resume(tmp_path, scripted_llm):
     rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     assert len(rows) == 9  # only q3 was added
     assert len(scripted_llm.requests) - calls == 2  # q3 alone: decompose, reflection with []
+
+
+def test_answers_eval_scores_exact_match_f1_and_the_judge(tmp_path, scripted_llm):
+    dataset = write_2wiki(tmp_path / "wiki.json")
+    out = tmp_path / "answers"
+
+    result = _eval(
+        "answers", "--dataset", str(dataset), "--limit", "2", "--max-iterations", "2", "--judge",
+        "--out", str(out), data=tmp_path / "data", llm_url=scripted_llm.url,
+    )
+
+    assert result.returncode == 0, result.stderr
+    rows = {(r["agent"], r["id"]): r for r in map(json.loads, (out / "results.jsonl").open())}
+    assert {key[0] for key in rows} == {"naive", "deepsift"}
+    assert {r["max_iterations"] for r in rows.values() if r["agent"] == "deepsift"} == {2}
+    q1, q2 = rows[("deepsift", "q1")], rows[("naive", "q2")]
+    assert (q1["prediction"], q1["em"], q1["f1"], q1["judge"]) == ("Marrowby", 1.0, 1.0, True)
+    assert (q2["em"], q2["judge"]) == (0.0, False)
+    summary = json.loads((out / "summary.json").read_text())
+    assert all(line["em"] == 0.5 and line["judge"] == 0.5 for line in summary)
