@@ -69,10 +69,20 @@ def main() -> None:
         embed_seconds = time.perf_counter() - started
 
     rows = [
-        {"step": "deepsift ingest", "chunks": chunks, "seconds": ingest_seconds,
-         "chunks_per_s": chunks / ingest_seconds, "peak_rss_mib": rss_after_ingest},
-        {"step": "raw embedder", "chunks": chunks, "seconds": embed_seconds,
-         "chunks_per_s": chunks / embed_seconds, "peak_rss_mib": peak_rss_mib()},
+        {
+            "step": "deepsift ingest",
+            "chunks": chunks,
+            "seconds": ingest_seconds,
+            "chunks_per_s": chunks / ingest_seconds,
+            "peak_rss_mib": rss_after_ingest,
+        },
+        {
+            "step": "raw embedder",
+            "chunks": chunks,
+            "seconds": embed_seconds,
+            "chunks_per_s": chunks / embed_seconds,
+            "peak_rss_mib": peak_rss_mib(),
+        },
     ]
     print_table(rows)
     ratio = rows[0]["chunks_per_s"] / rows[1]["chunks_per_s"]

@@ -12,13 +12,14 @@ import tempfile
 from pathlib import Path
 
 from _common import print_table, save
-from fake_openai import FakeOpenAI
-from scripted import ScriptedResearcher
 
 from deepsift import Settings, research
 from deepsift.ingest.pipeline import ingest
 from deepsift.models import get_embedder
 from deepsift.store import Store
+
+from fake_openai import FakeOpenAI
+from scripted import ScriptedResearcher
 
 CORPUS = Path(__file__).parent.parent / "examples" / "corpus"
 QUESTION = "Why was Kestrel Works built, what did it cost, and did phosphorus fall?"
@@ -63,15 +64,17 @@ def main() -> None:
                     )
                     result = research(QUESTION, run_settings, max_iterations=2)
                     waves = rounds(server.intervals)
-                rows.append({
-                    "search": label,
-                    "sub_queries": len(result.sub_queries),
-                    "llm_calls": result.usage.llm_calls,
-                    "critical_rounds": waves,
-                    "wall_s": result.usage.seconds,
-                    "sequential_s": result.usage.llm_calls * args.delay,
-                    "wall_over_rounds_x_delay": result.usage.seconds / (waves * args.delay),
-                })
+                rows.append(
+                    {
+                        "search": label,
+                        "sub_queries": len(result.sub_queries),
+                        "llm_calls": result.usage.llm_calls,
+                        "critical_rounds": waves,
+                        "wall_s": result.usage.seconds,
+                        "sequential_s": result.usage.llm_calls * args.delay,
+                        "wall_over_rounds_x_delay": result.usage.seconds / (waves * args.delay),
+                    }
+                )
     print_table(rows)
     print(f"wrote {save('latency', rows)}")
 

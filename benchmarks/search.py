@@ -28,7 +28,9 @@ class RandomEmbedder:
     name, dim = "random-unit-vectors", DIM
 
 
-def fill(store: Store, name: str, size: int, rng: random.Random, vectors: np.random.Generator) -> float:
+def fill(
+    store: Store, name: str, size: int, rng: random.Random, vectors: np.random.Generator
+) -> float:
     started = time.perf_counter()
     store.ensure(name, "benchmark", RandomEmbedder())
     for start in range(0, size, 5000):
@@ -74,10 +76,16 @@ def main() -> None:
                 store.search(name, query, vector.tolist(), 10)
                 latencies.append((time.perf_counter() - started) * 1000)
             quantiles = statistics.quantiles(latencies, n=100)
-            rows.append({
-                "chunks": size, "insert_s": load_seconds, "queries": args.queries,
-                "p50_ms": quantiles[49], "p95_ms": quantiles[94], "peak_rss_mib": peak_rss_mib(),
-            })
+            rows.append(
+                {
+                    "chunks": size,
+                    "insert_s": load_seconds,
+                    "queries": args.queries,
+                    "p50_ms": quantiles[49],
+                    "p95_ms": quantiles[94],
+                    "peak_rss_mib": peak_rss_mib(),
+                }
+            )
             store.drop(name)
         store.close()
     print_table(rows)

@@ -11,6 +11,7 @@ from pydantic import BaseModel
 
 from deepsift.config import Settings
 from deepsift.deps import Deps
+from deepsift.errors import UserError
 from deepsift.graph import build_graph
 from deepsift.state import Chunk, Route, Source, Usage
 from deepsift.store import StoreError
@@ -77,22 +78,22 @@ def research(
             saver.serde = JsonPlusSerializer(allowed_msgpack_modules=_STATE_TYPES)
             graph = build_graph(checkpointer=saver, deps=deps)
             thread_id = thread_id or uuid.uuid4().hex[:12]
-            iterations = max_iterations or settings.max_iterations
-            config = {
-                "configurable": {"thread_id": thread_id},
-                "recursion_limit": 10 + 4 * iterations,
-            }
+            config: dict = {"configurable": {"thread_id": thread_id}}
             saved = graph.get_state(config)
+            iterations = (
+                saved.values.get("max_iterations") or max_iterations or settings.max_iterations
+            )
+            config["recursion_limit"] = 10 + 4 * iterations  # each round is 3-4 steps
             if saved.values:
                 if question and question != saved.values["question"]:
-                    raise ValueError(
+                    raise UserError(
                         f"thread {thread_id} holds another question: "
                         f"{saved.values['question']!r}; use a new --thread"
                     )
                 run_input = None  # resume where it stopped (or reread a finished run)
             else:
                 if not question.strip():
-                    raise ValueError(
+                    raise UserError(
                         f"no run has thread id {thread_id}; give a question to start one"
                         if thread_id_given
                         else "the question is empty"

@@ -17,14 +17,10 @@ from rich.table import Table
 
 from deepsift.citations import display_path
 from deepsift.config import Settings
-from deepsift.models import ModelError
+from deepsift.errors import UserError
 
 err = Console(stderr=True)
 out = Console()
-
-
-class UserError(Exception):
-    """Bad input or an unreachable service: one line on stderr, exit status 2."""
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -48,9 +44,6 @@ def _user_error(e: Exception) -> str | None:
     """The one line to show for a failure the user can fix; None for a bug."""
     from pydantic import ValidationError
 
-    from deepsift.ingest.loaders import LoadError
-    from deepsift.store import StoreError
-
     if isinstance(e, openai.APIConnectionError | openai.APITimeoutError):
         url = str(getattr(e.request, "url", "")) if getattr(e, "request", None) else ""
         return (
@@ -63,7 +56,7 @@ def _user_error(e: Exception) -> str | None:
         field = ".".join(str(p) for p in first["loc"])
         where = f"environment DEEPSIFT_{field.upper()} or deepsift.toml"
         return f"invalid setting {field}: {first['msg']} ({where})"
-    if isinstance(e, UserError | StoreError | ModelError | LoadError | ValueError):
+    if isinstance(e, UserError):
         return str(e)
     return None
 

@@ -13,9 +13,10 @@ import numpy as np
 from langchain_openai import ChatOpenAI, OpenAIEmbeddings
 
 from deepsift.config import Settings
+from deepsift.errors import UserError
 
 
-class ModelError(RuntimeError):
+class ModelError(UserError):
     """A model cannot be loaded or reached; the message says what to do."""
 
 

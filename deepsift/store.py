@@ -26,6 +26,7 @@ from pymilvus import (  # noqa: E402
 )
 
 from deepsift.config import Settings
+from deepsift.errors import UserError
 from deepsift.models import Embedder
 from deepsift.state import Chunk
 
@@ -41,7 +42,7 @@ _OUTPUT = ["text", "source", "title", "position"]
 MAX_TEXT_BYTES = 65_535
 
 
-class StoreError(RuntimeError):
+class StoreError(UserError):
     """A storage problem the user can act on; the message says what to do."""
 
 

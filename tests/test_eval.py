@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from deepsift.errors import UserError
 from deepsift.eval.datasets import load_dataset
 from deepsift.eval.metrics import all_found, exact_match, recall_at_k, token_f1
 from deepsift.eval.report import summarize
@@ -129,7 +130,7 @@ def test_a_dataset_in_the_wrong_shape_names_the_file_and_field(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps([{"question": "Q?", "answer": "A"}]))
 
-    with pytest.raises(ValueError, match=r"bad.json is not in 2wiki format \(field 'context'"):
+    with pytest.raises(UserError, match=r"bad.json is not in 2wiki format \(field 'context'"):
         load_dataset(bad)
 
 
@@ -143,7 +144,7 @@ def test_a_results_line_cut_by_a_kill_is_dropped_so_that_question_reruns(tmp_pat
 
     assert results.done == {("naive", "1"), ("naive", "3")}
     assert len(ResultsFile(tmp_path, {"run": 1}).rows) == 2
-    with pytest.raises(ValueError, match="another evaluation"):
+    with pytest.raises(UserError, match="another evaluation"):
         ResultsFile(tmp_path, {"run": 2})
 
 
@@ -213,8 +214,18 @@ def test_answers_eval_scores_exact_match_f1_and_the_judge(tmp_path, scripted_llm
     out = tmp_path / "answers"
 
     result = _eval(
-        "answers", "--dataset", str(dataset), "--limit", "2", "--max-iterations", "2", "--judge",
-        "--out", str(out), data=tmp_path / "data", llm_url=scripted_llm.url,
+        "answers",
+        "--dataset",
+        str(dataset),
+        "--limit",
+        "2",
+        "--max-iterations",
+        "2",
+        "--judge",
+        "--out",
+        str(out),
+        data=tmp_path / "data",
+        llm_url=scripted_llm.url,
     )
 
     assert result.returncode == 0, result.stderr

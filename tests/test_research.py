@@ -4,6 +4,7 @@ import pytest
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from deepsift import research
+from deepsift.errors import UserError
 from deepsift.store import StoreError
 
 QUESTION = "Why was Kestrel Works built, what did it cost against its budget, and did it work?"
@@ -133,5 +134,5 @@ def test_a_follow_up_that_only_rephrases_a_searched_query_ends_the_loop(settings
 
 
 def test_an_unknown_thread_without_a_question_is_a_clear_error(settings, deps):
-    with pytest.raises(ValueError, match="no run has thread id ghost"):
+    with pytest.raises(UserError, match="no run has thread id ghost"):
         research("", settings, deps=deps, thread_id="ghost")

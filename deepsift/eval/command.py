@@ -16,6 +16,7 @@ from rich.progress import (
 
 from deepsift.config import Settings
 from deepsift.deps import Deps
+from deepsift.errors import UserError
 from deepsift.eval.datasets import FORMATS, dataset_hash, load_dataset
 from deepsift.eval.report import markdown_table, write_outputs
 from deepsift.eval.runner import (
@@ -52,12 +53,12 @@ def run_eval(args: argparse.Namespace, settings: Settings) -> int:
     agents = [a.strip() for a in args.agents.split(",") if a.strip()]
     unknown = sorted(set(agents) - set(AGENTS))
     if unknown or not agents:
-        raise ValueError(f"unknown agent {', '.join(unknown)}; choose from {', '.join(AGENTS)}")
+        raise UserError(f"unknown agent {', '.join(unknown)}; choose from {', '.join(AGENTS)}")
     if args.max_iterations < 1 or (args.limit is not None and args.limit < 1):
-        raise ValueError("--max-iterations and --limit must be at least 1")
+        raise UserError("--max-iterations and --limit must be at least 1")
     questions = load_dataset(args.dataset, args.format)
     if not any(q.paragraphs for q in questions):
-        raise ValueError(
+        raise UserError(
             f"dataset {args.dataset} has no context paragraphs to search; questions like FRAMES "
             "or SimpleQA need a web source, which deepsift does not have yet"
         )

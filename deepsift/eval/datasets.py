@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from deepsift.errors import UserError
+
 Format = Literal["2wiki", "hotpotqa", "musique", "csv"]
 FORMATS: tuple[str, ...] = ("2wiki", "hotpotqa", "musique", "csv")
 
@@ -33,7 +35,7 @@ def guess_format(path: Path) -> Format:
 
 def load_dataset(path: Path, format: Format | None = None) -> list[EvalQuestion]:
     if not path.is_file():
-        raise ValueError(f"dataset {path} does not exist")
+        raise UserError(f"dataset {path} does not exist")
     format = format or guess_format(path)
     try:
         if format == "csv":
@@ -42,7 +44,7 @@ def load_dataset(path: Path, format: Format | None = None) -> list[EvalQuestion]
         loader = _load_musique if format == "musique" else _load_context_style
         return [loader(record, n) for n, record in enumerate(records)]
     except (KeyError, TypeError, IndexError) as e:
-        raise ValueError(
+        raise UserError(
             f"dataset {path} is not in {format} format (field {e} missing or malformed); "
             f"choose --format from {', '.join(FORMATS)}"
         ) from None
@@ -56,9 +58,9 @@ def _read_records(path: Path) -> list[dict]:
         else:
             data = json.loads(text)
     except json.JSONDecodeError as e:
-        raise ValueError(f"dataset {path} is not valid JSON (or .jsonl lines): {e}") from None
+        raise UserError(f"dataset {path} is not valid JSON (or .jsonl lines): {e}") from None
     if not isinstance(data, list):
-        raise ValueError(f"dataset {path} must hold a list of questions")
+        raise UserError(f"dataset {path} must hold a list of questions")
     return data
 
 
@@ -94,7 +96,7 @@ def _load_csv(path: Path) -> list[EvalQuestion]:
     with path.open(encoding="utf-8", newline="") as handle:
         rows = list(csv.DictReader(handle))
     if rows and not {"question", "true_answer"} <= set(rows[0]):
-        raise ValueError(f"dataset {path} needs the columns question,true_answer")
+        raise UserError(f"dataset {path} needs the columns question,true_answer")
     return [
         EvalQuestion(id=str(n), question=r["question"], answer=r["true_answer"])
         for n, r in enumerate(rows)

@@ -20,6 +20,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel
 
 from deepsift.deps import Deps
+from deepsift.errors import UserError
 from deepsift.eval.datasets import EvalQuestion
 from deepsift.eval.metrics import all_found, exact_match, recall_at_k, token_f1
 from deepsift.graph import build_graph
@@ -214,7 +215,7 @@ class ResultsFile:
         if meta.exists():
             previous = json.loads(meta.read_text())
             if previous != identity:
-                raise ValueError(
+                raise UserError(
                     f"{out} holds results of another evaluation ({previous}); choose another --out"
                 )
         else:

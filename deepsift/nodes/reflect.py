@@ -63,8 +63,7 @@ def reflect(
     if state["iteration"] >= max_iterations or not within_budget(state, deps):
         return Command(goto=finish)
     excerpts = "\n".join(
-        f"- {c.title}: {' '.join(c.text.split())[:EXCERPT_CHARS]}"
-        for c in ranked(state)[:EXCERPTS]
+        f"- {c.title}: {' '.join(c.text.split())[:EXCERPT_CHARS]}" for c in ranked(state)[:EXCERPTS]
     )
     messages = [
         SystemMessage(prompt.SYSTEM.format(max_queries=MAX_NEW_QUERIES)),
