@@ -191,6 +191,8 @@ def test_small_retrieval_eval_end_to_end_with_resume(tmp_path, scripted_llm):
     assert deep[("q1", 2)]["llm_calls"] == 2  # + the reflection that asked for a follow-up
     assert deep[("q1", 2)]["rounds"] == 2
     assert deep[("q2", 2)]["rounds"] == 1  # its reflection asked for nothing more
+    assert deep[("q2", 2)]["llm_calls"] == 2  # decompose + that reflection
+    assert deep[("q2", 1)]["llm_calls"] == 1  # bounded at 1, no reflection would have run
     summary = json.loads((out / "summary.json").read_text())
     assert {(s["agent"], s["max_iterations"]) for s in summary} == {
         ("naive", 0),

@@ -144,24 +144,32 @@ class Evaluator:
             "max_iterations": self.max_iterations,
         }
         config = {"recursion_limit": 10 + 4 * self.max_iterations}
+        # The state right after each round's searches: what a run bounded there ends with
+        # (a bounded run skips that round's reflection).
         after_round: dict[int, dict[str, Any]] = {}
         state: dict[str, Any] = {}
-        for state in self.graph.stream(run_input, config, stream_mode="values"):
-            if "iteration" in state:
+        ran: set[str] = set()
+        for mode, chunk in self.graph.stream(run_input, config, stream_mode=["updates", "values"]):
+            if mode == "updates":
+                ran.update(chunk)
+                continue
+            state = chunk
+            if "search" in ran:
                 after_round[state["iteration"]] = {**state, "seconds": time.monotonic() - started}
+            ran.clear()
         last = max(after_round)
         # An answer exists only at the end of the run, so answers are scored at the bound alone.
         first = self.max_iterations if self.mode == "answers" else 1
         for bound in range(first, self.max_iterations + 1):
-            snapshot = state if bound >= last else after_round[bound]
-            seconds = time.monotonic() - started if bound >= last else snapshot["seconds"]
+            final = bound == self.max_iterations
+            snapshot = state if final else after_round[min(bound, last)]
             yield Outcome(
                 bound,
                 ranked(snapshot),
                 min(bound, last),
                 snapshot.get("usage") or Usage(),
-                seconds,
-                state.get("answer", "") if bound >= last else "",
+                time.monotonic() - started if final else snapshot["seconds"],
+                state.get("answer", "") if final else "",
             )
 
     def run(self, agent: str, question: EvalQuestion) -> Iterator[Outcome]:
