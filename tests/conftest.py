@@ -1,4 +1,5 @@
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -13,6 +14,24 @@ from scripted import ScriptedResearcher  # noqa: E402
 
 ROOT = Path(__file__).parent.parent
 CORPUS = ROOT / "examples" / "corpus"
+
+
+def run_cli(*args: str, data: Path, **env: str) -> subprocess.CompletedProcess:
+    """`deepsift ARGS` in a fresh process whose data dir is `data`, with only `env` set."""
+    environment = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(data),
+        "DEEPSIFT_DATA_DIR": str(data),
+        **env,
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "deepsift", *args],
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=300,
+        cwd=data.parent,
+    )
 
 
 @pytest.fixture(autouse=True)

@@ -7,29 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CORPUS
-
-
-def deepsift(*args: str, data: Path, **env: str) -> subprocess.CompletedProcess:
-    environment = {
-        "PATH": "/usr/bin:/bin",
-        "HOME": str(data),
-        "DEEPSIFT_DATA_DIR": str(data),
-        **env,
-    }
-    return subprocess.run(
-        [sys.executable, "-m", "deepsift", *args],
-        capture_output=True,
-        text=True,
-        env=environment,
-        timeout=300,
-        cwd=data.parent,
-    )
+from conftest import CORPUS, run_cli
 
 
 def _ingest_sample_corpus(data: Path) -> None:
     for name in ("science", "operations"):
-        result = deepsift(
+        result = run_cli(
             "ingest",
             str(CORPUS / name),
             "--collection",
@@ -59,7 +42,7 @@ def test_unreachable_llm_endpoint_is_one_line_naming_the_url_with_exit_2(data):
     url = f"http://127.0.0.1:{_free_port()}/v1"
     started = time.monotonic()
 
-    result = deepsift("research", "What is Kestrel Works?", data=data, DEEPSIFT_LLM_BASE_URL=url)
+    result = run_cli("research", "What is Kestrel Works?", data=data, DEEPSIFT_LLM_BASE_URL=url)
 
     assert time.monotonic() - started < 30
     assert result.returncode == 2
@@ -71,7 +54,7 @@ def test_unreachable_llm_endpoint_is_one_line_naming_the_url_with_exit_2(data):
 def test_research_json_has_the_documented_shape_and_writes_the_report(data, scripted_llm):
     report = data.parent / "report.md"
 
-    result = deepsift(
+    result = run_cli(
         "research",
         "Why was Kestrel Works built and what did it cost?",
         "--json",
@@ -93,7 +76,7 @@ def test_research_json_has_the_documented_shape_and_writes_the_report(data, scri
 
 
 def test_research_shows_each_step_while_it_runs(data, scripted_llm):
-    result = deepsift(
+    result = run_cli(
         "research",
         "Why was Kestrel Works built?",
         data=data,
@@ -110,7 +93,7 @@ def test_research_shows_each_step_while_it_runs(data, scripted_llm):
 def test_collections_json_lists_exactly_the_documented_keys_and_drop_removes(tmp_path):
     data = tmp_path / "data"
     _ingest_sample_corpus(data)
-    listing = json.loads(deepsift("collections", "--json", data=data).stdout)
+    listing = json.loads(run_cli("collections", "--json", data=data).stdout)
 
     assert [c["name"] for c in listing] == ["operations", "science"]
     assert all(
@@ -119,20 +102,20 @@ def test_collections_json_lists_exactly_the_documented_keys_and_drop_removes(tmp
     assert {c["documents"] for c in listing} == {5}
     assert listing[1]["description"] == "science documents"
 
-    assert deepsift("collections", "drop", "science", data=data).returncode == 0
-    after = json.loads(deepsift("collections", "--json", data=data).stdout)
+    assert run_cli("collections", "drop", "science", data=data).returncode == 0
+    after = json.loads(run_cli("collections", "--json", data=data).stdout)
     assert [c["name"] for c in after] == ["operations"]
 
 
 def test_dropping_an_unknown_collection_is_a_clear_error(data):
-    result = deepsift("collections", "drop", "nope", data=data)
+    result = run_cli("collections", "drop", "nope", data=data)
 
     assert result.returncode == 2
     assert result.stderr.strip() == "error: no collection named 'nope': see `deepsift collections`"
 
 
 def test_an_invalid_setting_names_the_setting(data):
-    result = deepsift("collections", data=data, DEEPSIFT_MAX_ITERATIONS="many")
+    result = run_cli("collections", data=data, DEEPSIFT_MAX_ITERATIONS="many")
 
     assert result.returncode == 2
     assert "max_iterations" in result.stderr and "Traceback" not in result.stderr
@@ -153,7 +136,7 @@ def test_a_milvus_lite_file_held_by_another_process_is_a_clear_error(tmp_path):
     )
     try:
         assert holder.stdout.readline().strip() == "open"
-        result = deepsift("collections", data=data)
+        result = run_cli("collections", data=data)
     finally:
         holder.kill()
         holder.wait()

@@ -1,6 +1,5 @@
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -10,6 +9,8 @@ from deepsift.eval.datasets import load_dataset
 from deepsift.eval.metrics import all_found, exact_match, recall_at_k, token_f1
 from deepsift.eval.report import summarize
 from deepsift.eval.runner import ResultsFile
+
+from conftest import run_cli
 
 
 def test_ranked_recall_counts_gold_titles_in_the_first_k():
@@ -149,20 +150,8 @@ def test_a_results_line_cut_by_a_kill_is_dropped_so_that_question_reruns(tmp_pat
 
 
 def _eval(*args: str, data: Path, llm_url: str) -> subprocess.CompletedProcess:
-    env = {
-        "PATH": "/usr/bin:/bin",
-        "HOME": str(data),
-        "DEEPSIFT_DATA_DIR": str(data),
-        "DEEPSIFT_LLM_BASE_URL": llm_url,
-        "DEEPSIFT_LLM_API_KEY": "k",
-    }
-    return subprocess.run(
-        [sys.executable, "-m", "deepsift", "eval", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-        cwd=data.parent,
+    return run_cli(
+        "eval", *args, data=data, DEEPSIFT_LLM_BASE_URL=llm_url, DEEPSIFT_LLM_API_KEY="k"
     )
 
 

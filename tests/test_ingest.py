@@ -1,6 +1,4 @@
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -9,7 +7,7 @@ from deepsift.ingest.pipeline import ingest
 from deepsift.models import get_embedder
 from deepsift.store import Store, StoreError
 
-from conftest import CORPUS
+from conftest import CORPUS, run_cli
 
 
 @pytest.fixture
@@ -102,17 +100,6 @@ def test_a_collection_refuses_a_different_embedding_model(settings, store, corpu
         ingest([corpus], "docs", store, OtherEmbedder(), settings)
 
 
-def _deepsift(*args: str, env_data: Path) -> subprocess.CompletedProcess:
-    env = {"PATH": "/usr/bin:/bin", "DEEPSIFT_DATA_DIR": str(env_data), "HOME": str(env_data)}
-    return subprocess.run(
-        [sys.executable, "-m", "deepsift", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-    )
-
-
 def test_bad_files_are_skipped_with_one_line_each_and_the_good_one_ingested(tmp_path):
     folder = tmp_path / "mixed"
     folder.mkdir()
@@ -121,7 +108,7 @@ def test_bad_files_are_skipped_with_one_line_each_and_the_good_one_ingested(tmp_
     (folder / "binary.txt").write_bytes(bytes(range(256)) * 4)
     (folder / "good.md").write_text("# Good\n\nKestrel Works removes phosphorus from the Orrin.\n")
 
-    result = _deepsift("ingest", str(folder), "--collection", "mixed", env_data=tmp_path / "data")
+    result = run_cli("ingest", str(folder), "--collection", "mixed", data=tmp_path / "data")
 
     assert result.returncode == 0, result.stderr
     skipped = [line for line in result.stderr.splitlines() if line.startswith("skipped")]
@@ -131,20 +118,20 @@ def test_bad_files_are_skipped_with_one_line_each_and_the_good_one_ingested(tmp_
         "empty.md",
     ]
     assert "Traceback" not in result.stderr
-    listing = _deepsift("collections", "--json", env_data=tmp_path / "data")
+    listing = run_cli("collections", "--json", data=tmp_path / "data")
     assert '"documents": 1' in listing.stdout
 
 
 def test_ingest_exits_1_when_every_input_fails(tmp_path):
     (tmp_path / "empty.txt").write_text("")
 
-    result = _deepsift(
+    result = run_cli(
         "ingest",
         str(tmp_path / "empty.txt"),
         str(tmp_path / "missing.md"),
         "--collection",
         "c",
-        env_data=tmp_path / "data",
+        data=tmp_path / "data",
     )
 
     assert result.returncode == 1
