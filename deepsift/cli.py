@@ -263,7 +263,7 @@ def _live_view(status: Any) -> Callable[[str, dict[str, Any]], None]:
                 err.print("[bold]reflect[/bold] enough found; writing the report")
         elif node == "synthesize":
             err.print(
-                f"[bold]report[/bold] written, citing {len(update.get('sources', []))} excerpts"
+                f"[bold]report[/bold] written, citing {len(update.get('sources', []))} documents"
             )
         status.update(next_step.get(node, node))
 
