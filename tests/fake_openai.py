@@ -75,6 +75,9 @@ class FakeOpenAI:
             def do_POST(self) -> None:  # noqa: N802 (the stdlib's name)
                 length = int(self.headers.get("Content-Length", 0))
                 body = json.loads(self.rfile.read(length))
+                if self.path.endswith("/embeddings"):
+                    self._send(200, _embeddings(body))
+                    return
                 if not self.path.endswith("/chat/completions"):
                     self._send(404, {"error": {"message": f"no route {self.path}"}})
                     return
@@ -99,6 +102,17 @@ class FakeOpenAI:
                 pass
 
         return Handler
+
+
+def _embeddings(body: dict[str, Any]) -> dict[str, Any]:
+    """8-d vectors from letter counts: similar texts get similar vectors."""
+    texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
+    data = []
+    for n, text in enumerate(texts):
+        counts = [float(str(text).lower().count(letter)) + 0.01 for letter in "aeioustnr"[:8]]
+        norm = sum(c * c for c in counts) ** 0.5
+        data.append({"object": "embedding", "index": n, "embedding": [c / norm for c in counts]})
+    return {"object": "list", "data": data, "model": body.get("model", "fake"), "usage": {}}
 
 
 def schema_name(body: dict[str, Any]) -> str | None:

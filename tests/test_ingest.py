@@ -137,3 +137,21 @@ def test_ingest_exits_1_when_every_input_fails(tmp_path):
     assert result.returncode == 1
     assert "empty.txt: empty file" in result.stderr
     assert "missing.md: no such file or folder" in result.stderr
+
+
+def test_an_openai_compatible_embedder_builds_its_own_collection(settings, store, corpus):
+    from fake_openai import FakeOpenAI
+
+    with FakeOpenAI(lambda body: "") as server:
+        remote = settings.model_copy(
+            update={"embedding_base_url": server.url, "embedding_model": "fake-embed"}
+        )
+        embedder = get_embedder(remote)
+        report = ingest([corpus / "monitoring_report_2025.md"], "remote", store, embedder, remote)
+        hits = store.search("remote", "phosphorus", embedder.embed(["phosphorus"])[0], 3)
+
+    assert (embedder.name, embedder.dim) == ("fake-embed", 8)
+    assert report.new_chunks > 0 and hits
+    assert store.info("remote").embedding_model == "fake-embed"
+    with pytest.raises(StoreError, match="fake-embed"):
+        store.check_embedder("remote", get_embedder(settings))
