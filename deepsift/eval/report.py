@@ -61,15 +61,15 @@ def plot_recall(summary: list[dict[str, Any]], path: Path, metric: str = "recall
         return False
     figure, axes = plt.subplots(figsize=(6, 4))
     bounds = sorted({row["max_iterations"] for row in summary if row["max_iterations"]}) or [1]
-    for agent in dict.fromkeys(row["agent"] for row in summary):
+    for n, agent in enumerate(dict.fromkeys(row["agent"] for row in summary)):
         points = [(r["max_iterations"], r[metric]) for r in summary if r["agent"] == agent]
         points = [(x, y) for x, y in points if y is not None]
         if not points:
             continue
         if len(points) == 1 and points[0][0] == 0:
-            axes.hlines(points[0][1], min(bounds), max(bounds), linestyles="dashed", label=agent)
+            axes.axhline(points[0][1], linestyle="dashed", color=f"C{n}", label=agent)
         else:
-            axes.plot(*zip(*points, strict=True), marker="o", label=agent)
+            axes.plot(*zip(*points, strict=True), marker="o", color=f"C{n}", label=agent)
     axes.set_xlabel("max_iterations")
     axes.set_ylabel(metric)
     axes.set_xticks(bounds)
