@@ -55,6 +55,16 @@ def merge_chunks(left: dict[str, Chunk] | None, right: dict[str, Chunk] | None) 
     return merged
 
 
+def ranked(state: "ResearchState") -> list[Chunk]:
+    """Every chunk the run gathered, best fused score first. RRF scores tie often (rank 1 of
+    two searches scores the same); ties go to the chunk found by the earlier sub-query."""
+    order = {query: n for n, query in enumerate(state.get("sub_queries", []))}
+    return sorted(
+        state.get("chunks", {}).values(),
+        key=lambda c: (-c.score, order.get(c.query, len(order)), c.source, c.position),
+    )
+
+
 class Route(BaseModel):
     query: str
     sources: list[str]

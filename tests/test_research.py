@@ -59,12 +59,16 @@ def test_max_iterations_bounds_the_loop_without_asking_reflection(settings, deps
     assert "Reflection" not in names
 
 
-def test_llm_call_budget_ends_the_loop(settings, deps, scripted_llm):
-    deps.settings = settings.model_copy(update={"max_llm_calls": 3})
+@pytest.mark.parametrize("budget, rounds", [(10, 1), (11, 2)])
+def test_the_llm_call_budget_bounds_the_loop_and_is_never_overrun(settings, deps, budget, rounds):
+    # After decompose + route (2 calls) with 3 sub-queries, another round may cost reflect +
+    # route + 6 sections + conclusion: it fits in 11 calls, not in 10.
+    deps.settings = settings.model_copy(update={"max_llm_calls": budget})
 
     result = research(QUESTION, settings, deps=deps, max_iterations=5)
 
-    assert result.iterations == 1  # decompose + route used 2 of 3 calls; synthesis needs the rest
+    assert result.iterations == rounds
+    assert result.usage.llm_calls <= budget
 
 
 def test_a_finished_thread_is_reread_not_rerun(settings, deps, scripted_llm):

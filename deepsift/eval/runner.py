@@ -25,9 +25,8 @@ from deepsift.eval.datasets import EvalQuestion
 from deepsift.eval.metrics import all_found, exact_match, recall_at_k, token_f1
 from deepsift.graph import build_graph
 from deepsift.nodes.answer import answer
-from deepsift.nodes.reflect import ranked
 from deepsift.prompts import judge as judge_prompt
-from deepsift.state import Chunk, Usage
+from deepsift.state import Chunk, Usage, ranked
 from deepsift.structured import ask_structured
 
 Mode = Literal["retrieval", "answers"]

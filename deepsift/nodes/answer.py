@@ -2,9 +2,8 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel
 
 from deepsift.deps import Deps
-from deepsift.nodes.reflect import ranked
 from deepsift.prompts import answer as prompt
-from deepsift.state import ResearchState
+from deepsift.state import ResearchState, ranked
 from deepsift.structured import ask_structured
 
 ANSWER_CHUNKS = 8

@@ -7,8 +7,9 @@ from pydantic import BaseModel
 
 from deepsift.deps import Deps
 from deepsift.nodes.queries import clean_queries
+from deepsift.nodes.synthesize import MAX_SECTIONS
 from deepsift.prompts import reflect as prompt
-from deepsift.state import Chunk, ResearchState
+from deepsift.state import ResearchState, ranked
 from deepsift.structured import ask_structured
 
 MAX_NEW_QUERIES = 3
@@ -21,23 +22,19 @@ class Reflection(BaseModel):
     queries: list[str]
 
 
-def ranked(state: ResearchState) -> list[Chunk]:
-    """Every chunk the run gathered, best fused score first. RRF scores tie often (rank 1 of
-    two searches scores the same); ties go to the chunk found by the earlier sub-query."""
-    order = {query: n for n, query in enumerate(state.get("sub_queries", []))}
-    return sorted(
-        state.get("chunks", {}).values(),
-        key=lambda c: (-c.score, order.get(c.query, len(order)), c.source, c.position),
-    )
-
-
 def within_budget(state: ResearchState, deps: Deps) -> bool:
-    """True while one more round still leaves room for the synthesis call."""
+    """True while one more round still leaves room, in LLM calls, for the report after it.
+
+    A round costs a reflection and a routing call and may add MAX_NEW_QUERIES sub-queries; the
+    report then writes a section per sub-query (at most MAX_SECTIONS) and a conclusion.
+    """
     usage = state.get("usage")
     if usage is None:
         return True
+    queries_after = len(state.get("sub_queries", [])) + MAX_NEW_QUERIES
+    calls_after = usage.llm_calls + 2 + min(queries_after, MAX_SECTIONS) + 1
     tokens = usage.prompt_tokens + usage.completion_tokens
-    return usage.llm_calls + 1 < deps.settings.max_llm_calls and tokens < deps.settings.max_tokens
+    return calls_after <= deps.settings.max_llm_calls and tokens < deps.settings.max_tokens
 
 
 def drop_rephrasings(new: list[str], searched: list[str], deps: Deps) -> list[str]:

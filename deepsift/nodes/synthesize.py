@@ -6,9 +6,8 @@ from pydantic import BaseModel
 
 from deepsift.citations import display_path, resolve_citations, sources_section
 from deepsift.deps import Deps
-from deepsift.nodes.reflect import ranked
 from deepsift.prompts import synthesize as prompt
-from deepsift.state import Chunk, ResearchState, Usage
+from deepsift.state import Chunk, ResearchState, Usage, ranked
 from deepsift.structured import ask_structured
 
 MAX_SECTIONS = 6
