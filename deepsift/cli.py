@@ -122,7 +122,7 @@ def run_ingest(args: argparse.Namespace, settings: Settings) -> int:
         MofNCompleteColumn(),
         TimeElapsedColumn(),
     ]
-    with Progress(*columns, console=err, transient=True) as progress:
+    with store, Progress(*columns, console=err, transient=True) as progress:
         task = progress.add_task("loading the embedding model", total=None)
         chunks = 0
 
@@ -155,7 +155,6 @@ def run_ingest(args: argparse.Namespace, settings: Settings) -> int:
             on_start=on_start,
         )
     seconds = time.monotonic() - started
-    store.close()
     table = Table(title=f"ingest into {args.collection}", title_justify="left")
     for column in ("added", "updated", "unchanged", "pruned", "failed", "new chunks", "seconds"):
         table.add_column(column, justify="right")
@@ -166,8 +165,7 @@ def run_ingest(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def run_collections(args: argparse.Namespace, settings: Settings) -> int:
-    store = _open_store(settings)
-    try:
+    with _open_store(settings) as store:
         if args.action == "drop":
             if not args.name:
                 raise UserError("usage: deepsift collections drop NAME")
@@ -175,8 +173,6 @@ def run_collections(args: argparse.Namespace, settings: Settings) -> int:
             err.print(f"dropped collection {args.name}")
             return 0
         infos = [store.info(name) for name in store.names()]
-    finally:
-        store.close()
     if args.json:
         print(json.dumps([info.model_dump() for info in infos], indent=2))
         return 0

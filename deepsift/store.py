@@ -100,6 +100,12 @@ class Store:
     def close(self) -> None:
         self._client.close()
 
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def names(self) -> list[str]:
         return sorted(self._client.list_collections())
 

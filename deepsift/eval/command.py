@@ -75,15 +75,12 @@ def run_eval(args: argparse.Namespace, settings: Settings) -> int:
         else None,
     }
     results = ResultsFile(args.out, identity)
-    store = Store(settings)
-    try:
+    with Store(settings) as store:
         embedder = get_embedder(settings)
         deps = Deps(settings, store, embedder, chat_model(settings) if needs_llm else None)
         collection = _build_corpus(questions, digest, args.dataset.name, deps)
         evaluator = Evaluator(deps, collection, args.mode, args.max_iterations)
         interrupted = _run(evaluator, agents, selected, results, args)
-    finally:
-        store.close()
     ids = {q.id for q in selected}
     rows = [r for r in results.rows if r["agent"] in agents and r["id"] in ids]
     summary = write_outputs(args.out, rows, args.mode)
