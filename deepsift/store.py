@@ -40,6 +40,7 @@ logging.getLogger("pymilvus.client.iterator.query_iterator").setLevel(logging.ER
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,254}$")
 _OUTPUT = ["text", "source", "title", "position"]
 MAX_TEXT_BYTES = 65_535
+MAX_TITLE_BYTES = 1024
 
 
 class StoreError(UserError):
@@ -75,6 +76,11 @@ def _locked(lite_db: Path) -> bool:
             return True
         fcntl.flock(handle, fcntl.LOCK_UN)
     return False
+
+
+def _fit(text: str, max_bytes: int) -> str:
+    encoded = text.encode()
+    return text if len(encoded) <= max_bytes else encoded[:max_bytes].decode(errors="ignore")
 
 
 def _quoted(value: str) -> str:
@@ -137,7 +143,7 @@ class Store:
         schema.add_field("dense", DataType.FLOAT_VECTOR, dim=embedder.dim)
         schema.add_field("sparse", DataType.SPARSE_FLOAT_VECTOR)
         schema.add_field("source", DataType.VARCHAR, max_length=4096)
-        schema.add_field("title", DataType.VARCHAR, max_length=1024)
+        schema.add_field("title", DataType.VARCHAR, max_length=MAX_TITLE_BYTES)
         schema.add_field("position", DataType.INT64)
         schema.add_field("doc_hash", DataType.VARCHAR, max_length=64)
         schema.add_field("metadata", DataType.JSON)
@@ -216,7 +222,11 @@ class Store:
         return {row["id"] for row in rows}
 
     def add(self, name: str, rows: list[dict[str, Any]]) -> None:
+        """Upsert rows, cutting text and title to what their fields hold (limits are in bytes)."""
         self._load(name)
+        for row in rows:
+            row["text"] = _fit(row["text"], MAX_TEXT_BYTES)
+            row["title"] = _fit(row["title"], MAX_TITLE_BYTES)
         self._client.upsert(name, rows)
 
     def replace_document(self, name: str, source: str, rows: list[dict[str, Any]]) -> None:

@@ -155,3 +155,25 @@ def test_an_openai_compatible_embedder_builds_its_own_collection(settings, store
     assert store.info("remote").embedding_model == "fake-embed"
     with pytest.raises(StoreError, match="fake-embed"):
         store.check_embedder("remote", get_embedder(settings))
+
+
+def test_text_and_title_longer_than_their_fields_are_cut_not_refused(settings, store):
+    embedder = get_embedder(settings)
+    store.ensure("docs", "", embedder)
+    row = {
+        "id": "long",
+        "text": "phosphorus " * 7000,
+        "dense": embedder.embed(["phosphorus"])[0],
+        "source": "/x.pdf",
+        "title": "é" * 1000,
+        "position": 0,
+        "doc_hash": "h",
+        "metadata": {},
+    }
+
+    store.add("docs", [row])
+    store.flush("docs")
+
+    (hit,) = store.search("docs", "phosphorus", row["dense"], 1)
+    assert len(hit.title.encode()) <= 1024 and hit.title == "é" * 512
+    assert len(hit.text.encode()) <= 65_535

@@ -77,7 +77,7 @@ def corpus_collection(
                 "text": text,
                 "dense": vector,
                 "source": f"{label}#{title}",
-                "title": title[:1000],
+                "title": title,
                 "position": 0,
                 "doc_hash": digest[:64],
                 "metadata": {},

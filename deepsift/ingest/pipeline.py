@@ -10,7 +10,7 @@ from deepsift.config import Settings
 from deepsift.ingest.chunking import chunk_document
 from deepsift.ingest.loaders import SUPPORTED, LoadError, load
 from deepsift.models import Embedder
-from deepsift.store import MAX_TEXT_BYTES, Store
+from deepsift.store import Store
 
 Status = Literal["added", "updated", "unchanged", "failed", "pruned"]
 
@@ -61,13 +61,6 @@ def find_files(paths: Iterable[Path]) -> tuple[list[Path], list[FileResult]]:
 
 def chunk_id(source: str, position: int, text: str) -> str:
     return hashlib.sha256(f"{source}\x00{position}\x00{text}".encode()).hexdigest()[:32]
-
-
-def _fit(text: str) -> str:
-    encoded = text.encode()
-    return (
-        text if len(encoded) <= MAX_TEXT_BYTES else encoded[:MAX_TEXT_BYTES].decode(errors="ignore")
-    )
 
 
 def ingest(
@@ -124,10 +117,10 @@ def _ingest_file(
     rows = [
         {
             "id": chunk_id(source, c.position, c.text),
-            "text": _fit(c.text),
+            "text": c.text,
             "dense": vector,
             "source": source,
-            "title": document.title[:1000],
+            "title": document.title,
             "position": c.position,
             "doc_hash": doc_hash,
             "metadata": {"heading": c.heading, "file_type": path.suffix.lower()},
