@@ -55,6 +55,23 @@ class Settings(BaseSettings):
     chunk_chars: int = Field(1200, ge=200)
     chunk_overlap: int = Field(200, ge=0)
 
+    tavily_api_key: str = Field(
+        "",
+        validation_alias=AliasChoices("DEEPSIFT_TAVILY_API_KEY", "TAVILY_API_KEY"),
+        description="enables the `web` source",
+    )
+    tavily_base_url: str = Field("", description="a Tavily-compatible endpoint; empty: Tavily's")
+    web_results: int = Field(5, ge=1, description="Tavily results per web query")
+    web_rephrasings: int = Field(2, ge=0, description="extra phrasings searched per web sub-query")
+    web_fetch_pages: int = Field(3, ge=0, description="top result pages fetched and read in full")
+    web_passages: int = Field(3, ge=1, description="passages kept from each fetched page")
+    web_timeout: float = Field(10.0, gt=0, description="seconds for one search or page fetch")
+    web_max_page_bytes: int = Field(2_000_000, ge=10_000)
+    web_cache_ttl: float = Field(86_400.0, ge=0, description="seconds a fetched page is reused")
+    web_allow_private_hosts: bool = Field(
+        False, description="let the fetcher reach loopback/private addresses (tests, intranets)"
+    )
+
     @classmethod
     def settings_customise_sources(
         cls,
@@ -77,3 +94,7 @@ class Settings(BaseSettings):
     @property
     def checkpoint_path(self) -> Path:
         return self.data_dir / "checkpoints.sqlite"
+
+    @property
+    def web_cache_dir(self) -> Path:
+        return self.data_dir / "web-cache"
