@@ -1,0 +1,1 @@
+"""The web source: Tavily search and the page fetcher."""

@@ -1,0 +1,255 @@
+"""Fetch a result page and read its main text: public addresses only, bounded in size and time,
+cached on disk so a repeated run does not download the same page again."""
+
+import hashlib
+import ipaddress
+import json
+import os
+import re
+import socket
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import httpx
+import lxml.html
+import trafilatura
+from lxml.etree import ParserError
+
+from deepsift.config import Settings
+
+USER_AGENT = "deepsift/0.1 (+research agent)"
+MAX_REDIRECTS = 3
+MAX_WORKERS = 8
+_READABLE_TYPES = {"text/html", "application/xhtml+xml", "text/plain"}
+_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([\w.:-]+)""", re.IGNORECASE)
+_INVISIBLE = "//script | //style | //noscript | //template"
+_BLOCKS = ("p", "div", "section", "article", "li", "tr", "br", "h1", "h2", "h3", "h4", "h5", "h6")
+
+Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+AddressPolicy = Callable[[Address], bool]
+
+
+class FetchError(Exception):
+    """A page that could not be fetched; str(e) is one line naming the URL and why."""
+
+
+@dataclass(frozen=True)
+class Page:
+    url: str  # the URL asked for
+    final_url: str  # after redirects
+    title: str
+    text: str  # main text, paragraphs separated by blank lines
+    published: str  # ISO date if the page states one, else ""
+
+
+def is_public(address: Address) -> bool:
+    """Globally routable unicast; an IPv4 address embedded in IPv6 is judged as itself."""
+    if isinstance(address, ipaddress.IPv6Address):
+        address = address.ipv4_mapped or address.sixtofour or address
+    return address.is_global and not address.is_multicast
+
+
+def _any_address(address: Address) -> bool:
+    return True
+
+
+def check_url(url: str, allow_private: bool) -> None:
+    """Raise FetchError unless url is http(s) and every address its host resolves to is public."""
+    _checked_address(_parse(url), _any_address if allow_private else is_public, url)
+
+
+def _parse(url: str) -> httpx.URL:
+    try:
+        return httpx.URL(url)
+    except httpx.InvalidURL as e:
+        raise FetchError(f"{url}: not a valid URL ({e})") from None
+
+
+def _checked_address(target: httpx.URL, is_allowed: AddressPolicy, label: str) -> str:
+    """The address to connect to for target, once every address of its host passed is_allowed."""
+    if target.scheme not in ("http", "https") or not target.host:
+        raise FetchError(f"{label}: only http and https URLs with a host are fetched")
+    host = target.raw_host.decode("ascii")
+    port = target.port or (443 if target.scheme == "https" else 80)
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError as e:
+        raise FetchError(f"{label}: cannot resolve {host} ({e})") from None
+    addresses = [ipaddress.ip_address(info[4][0]) for info in infos]
+    # One refused address is enough: the connection could go to any of them.
+    for address in addresses:
+        if not is_allowed(address):
+            raise FetchError(f"{label}: refused, {host} has the non-public address {address}")
+    return str(addresses[0])
+
+
+class PageFetcher:
+    """Downloads pages for the web source; one instance may be shared between threads."""
+
+    def __init__(self, settings: Settings, is_allowed_address: AddressPolicy | None = None) -> None:
+        self._settings = settings
+        self._is_allowed = is_allowed_address or (
+            _any_address if settings.web_allow_private_hosts else is_public
+        )
+        self._ssl_context = httpx.create_ssl_context()  # once: loading CA certificates is slow
+        self._lock = threading.Lock()
+        self.network_fetches = 0  # pages downloaded, not served from the cache
+
+    def fetch(self, url: str) -> Page:
+        page = self._cached(url)
+        if page is None:
+            page = self._download(url)
+            self._store(page)
+            with self._lock:
+                self.network_fetches += 1
+        return page
+
+    def fetch_many(self, urls: list[str]) -> dict[str, Page | FetchError]:
+        """Each URL's page or failure, in the order given; the downloads run side by side."""
+        unique = list(dict.fromkeys(urls))
+        if not unique:
+            return {}
+        with ThreadPoolExecutor(max_workers=min(MAX_WORKERS, len(unique))) as pool:
+            return dict(zip(unique, pool.map(self._page_or_error, unique), strict=True))
+
+    def _page_or_error(self, url: str) -> Page | FetchError:
+        try:
+            return self.fetch(url)
+        except FetchError as e:
+            return e
+
+    def _download(self, url: str) -> Page:
+        target = _parse(url)
+        deadline = time.monotonic() + self._settings.web_timeout
+        # A client per page: no cookies or connections carry over from one site to another.
+        with httpx.Client(
+            headers={"User-Agent": USER_AGENT},
+            timeout=httpx.Timeout(self._settings.web_timeout),
+            verify=self._ssl_context,
+            follow_redirects=False,  # each hop is checked before it is requested
+            trust_env=False,  # a proxy would connect to addresses we never checked
+            # Never reused: a TLS connection made for one hop's name would serve the next hop.
+            limits=httpx.Limits(max_keepalive_connections=0),
+        ) as client:
+            for hop in range(MAX_REDIRECTS + 1):
+                label = url if hop == 0 else f"{url} (redirected to {target})"
+                address = _checked_address(target, self._is_allowed, label)
+                # Connect to the address just checked rather than the name, so a second DNS answer
+                # cannot point us elsewhere (DNS rebinding); Host and TLS (SNI and certificate)
+                # still use the name.
+                host = target.raw_host.decode("ascii")
+                request = client.build_request(
+                    "GET",
+                    target.copy_with(host=address),
+                    headers={"Host": target.netloc.decode("ascii")},
+                    extensions={"sni_hostname": host},
+                )
+                try:
+                    response = client.send(request, stream=True)
+                    try:
+                        if not response.has_redirect_location:
+                            return self._read(url, str(target), response, deadline)
+                        target = target.join(response.headers["Location"])
+                    finally:
+                        response.close()
+                except (httpx.HTTPError, httpx.InvalidURL) as e:
+                    reason = " ".join(str(e).split()) or type(e).__name__
+                    raise FetchError(f"{label}: {reason}") from None
+        raise FetchError(f"{url}: more than {MAX_REDIRECTS} redirects")
+
+    def _read(self, url: str, final_url: str, response: httpx.Response, deadline: float) -> Page:
+        if not response.is_success:
+            raise FetchError(f"{url}: HTTP status {response.status_code}")
+        media_type = response.headers.get("Content-Type", "").split(";")[0].strip().lower()
+        if media_type not in _READABLE_TYPES:
+            raise FetchError(f"{url}: not a readable page (content type {media_type or 'none'})")
+        limit = self._settings.web_max_page_bytes
+        too_large = FetchError(f"{url}: larger than {limit} bytes")
+        declared = response.headers.get("Content-Length", "")
+        if declared.isdigit() and int(declared) > limit:
+            raise too_large
+        body = bytearray()
+        for chunk in response.iter_bytes():
+            body += chunk
+            if len(body) > limit:
+                raise too_large
+            # The timeout bounds each wait; this bounds a server that trickles bytes.
+            if time.monotonic() > deadline:
+                raise FetchError(f"{url}: took longer than {self._settings.web_timeout} s")
+        text = _decode(bytes(body), response.charset_encoding)
+        if media_type == "text/plain":
+            title, text, published = "", text.strip(), ""
+        else:
+            title, text, published = _main_text(text)
+        if not text:
+            raise FetchError(f"{url}: no readable text")
+        return Page(url, final_url, title, text, published)
+
+    def _cache_path(self, url: str) -> Path:
+        return self._settings.web_cache_dir / f"{hashlib.sha256(url.encode()).hexdigest()}.json"
+
+    def _cached(self, url: str) -> Page | None:
+        try:
+            entry = json.loads(self._cache_path(url).read_text(encoding="utf-8"))
+            fetched_at = float(entry.pop("fetched_at"))
+            page = Page(**entry)
+        except (OSError, ValueError, TypeError, KeyError, AttributeError):
+            return None  # absent or corrupt: fetched again, and the entry rewritten
+        return page if time.time() - fetched_at < self._settings.web_cache_ttl else None
+
+    def _store(self, page: Page) -> None:
+        path = self._cache_path(page.url)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # Written beside the entry, then renamed over it: a crash leaves the old entry or none.
+        descriptor, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        try:
+            with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+                json.dump({**asdict(page), "fetched_at": time.time()}, file)
+            os.replace(temporary, path)
+        except BaseException:
+            os.unlink(temporary)
+            raise
+
+
+def _decode(body: bytes, charset: str | None) -> str:
+    """Decode with the header's charset, else the page's <meta charset>, else UTF-8."""
+    declared = _META_CHARSET.search(body[:1024])
+    for encoding in (charset, declared and declared.group(1).decode("ascii")):
+        if encoding:
+            try:
+                return body.decode(encoding, errors="replace")
+            except LookupError:
+                pass  # a charset name Python does not know
+    return body.decode("utf-8", errors="replace")
+
+
+def _main_text(html: str) -> tuple[str, str, str]:
+    """Title, main text and date of a page; all visible text when trafilatura finds no article."""
+    document = trafilatura.bare_extraction(
+        html, include_comments=False, include_tables=True, favor_recall=True, with_metadata=True
+    )
+    if document is not None and document.text:
+        return document.title or "", _paragraphs(document.text), document.date or ""
+    try:
+        tree = lxml.html.document_fromstring(html)
+    except (ParserError, ValueError):
+        return "", "", ""
+    for element in tree.xpath(_INVISIBLE):
+        element.drop_tree()
+    # text_content() runs blocks together; a line break around each keeps them apart.
+    for element in tree.iter(*_BLOCKS):
+        element.text = "\n" + (element.text or "")
+        element.tail = "\n" + (element.tail or "")
+    title = " ".join(tree.findtext(".//title", "").split())
+    body = tree.find("body")
+    return title, _paragraphs(body.text_content() if body is not None else ""), ""
+
+
+def _paragraphs(text: str) -> str:
+    lines = (" ".join(line.split()) for line in text.splitlines())
+    return "\n\n".join(line for line in lines if line)
