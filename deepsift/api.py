@@ -3,10 +3,11 @@
 import time
 import uuid
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.types import Command
 from pydantic import BaseModel
 
 from deepsift.config import Settings
@@ -28,6 +29,7 @@ class CitedSource(BaseModel):
 
 
 class ResearchResult(BaseModel):
+    status: Literal["done", "paused"]  # paused: waiting for review; resume with its thread_id
     question: str
     report: str
     sources: list[CitedSource]
@@ -40,6 +42,9 @@ class ResearchResult(BaseModel):
 _STATE_TYPES = [(cls.__module__, cls.__name__) for cls in (Chunk, Route, Source, Usage)]
 
 UpdateHandler = Callable[[str, dict[str, Any]], None]
+# Given the review payload ({"question", "routes", "sources"}), the plan to run: the routes as
+# they are or edited, or None to leave the run paused (resume later by thread id).
+Reviewer = Callable[[dict[str, Any]], list[dict[str, Any]] | None]
 
 
 def check_sources(deps: Deps, collections: list[str] | None) -> None:
@@ -64,9 +69,14 @@ def research(
     max_iterations: int | None = None,
     thread_id: str | None = None,
     on_update: UpdateHandler | None = None,
+    review: bool = False,
+    reviewer: Reviewer | None = None,
     deps: Deps | None = None,
 ) -> ResearchResult:
-    """Answer `question` with a cited report; with `thread_id`, resume or reread that run."""
+    """Answer `question` with a cited report; with `thread_id`, resume or reread that run.
+
+    With `review`, the run pauses after planning its first searches and `reviewer` decides the
+    plan; without a reviewer (or when it returns None) the result is "paused" until resumed."""
     settings = settings or Settings()
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     own_deps = deps is None
@@ -103,18 +113,26 @@ def research(
                     "question": question,
                     "collections": collections or [],
                     "max_iterations": iterations,
+                    "review": review,
                 }
-            if run_input is not None or saved.next:
+            while run_input is not None or saved.next:
                 for update in graph.stream(run_input, config, stream_mode="updates"):
                     for node, change in update.items():
                         if on_update and isinstance(change, dict):
                             on_update(node, change)
-            values = graph.get_state(config).values
+                saved = graph.get_state(config)
+                waiting = [i.value for i in saved.interrupts]
+                plan = reviewer(waiting[0]) if waiting and reviewer else None
+                if plan is None:
+                    break
+                run_input = Command(resume=plan)
+            values = saved.values
     finally:
         if own_deps:
             deps.store.close()
     usage = values.get("usage") or Usage()
     return ResearchResult(
+        status="paused" if saved.next else "done",
         question=values["question"],
         report=values.get("report", ""),
         sources=[

@@ -87,7 +87,13 @@ def _parser() -> argparse.ArgumentParser:
     research.add_argument("--max-iterations", type=int)
     research.add_argument("--thread", help="thread id: resume or reread that run")
     research.add_argument("--json", action="store_true", help="print one JSON object")
+    research.add_argument(
+        "--review", action="store_true", help="review and edit the planned searches before they run"
+    )
     research.set_defaults(run=run_research)
+
+    graph = commands.add_parser("graph", help="print the research graph as a Mermaid diagram")
+    graph.set_defaults(run=run_graph)
 
     from deepsift.eval.command import add_parser as add_eval
 
@@ -203,7 +209,17 @@ def run_research(args: argparse.Namespace, settings: Settings) -> int:
             max_iterations=args.max_iterations,
             thread_id=args.thread,
             on_update=_live_view(status),
+            review=args.review,
+            reviewer=_ask_reviewer(status),
         )
+    if result.status == "paused":
+        err.print(
+            "paused for review; resume with: deepsift research --thread " + result.thread_id,
+            highlight=False,
+        )
+        if args.json:
+            print(result.model_dump_json(indent=2))
+        return 0
     if args.output:
         args.output.write_text(result.report, encoding="utf-8")
     if args.json:
@@ -221,6 +237,75 @@ def run_research(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+REVIEW_HELP = """Enter: run this plan · e N TEXT: edit query N · d N: drop query N
+s N A,B: search query N in sources A,B · a TEXT: add a query · q: stop here (resume later)"""
+
+
+def _ask_reviewer(status: Any) -> Callable[[dict[str, Any]], list[dict[str, Any]] | None]:
+    """Review the planned searches at the terminal; None (q, or end of input) leaves the run
+    paused."""
+
+    def ask(pending: dict[str, Any]) -> list[dict[str, Any]] | None:
+        plan = [dict(route) for route in pending["routes"]]
+        status.stop()
+        err.print(f"[bold]review[/bold] sources: {', '.join(pending['sources'])}", highlight=False)
+        err.print(REVIEW_HELP, highlight=False)
+        while True:
+            for n, route in enumerate(plan, 1):
+                err.print(
+                    f"  {n}. {route['query']} → {', '.join(route['sources'])}", highlight=False
+                )
+            try:
+                line = err.input("review> ").strip()
+            except EOFError:
+                return None
+            if not line:
+                if plan:
+                    status.start()
+                    return plan
+                err.print("the plan is empty: add a query (a TEXT) or stop (q)")
+                continue
+            if line == "q":
+                return None
+            try:
+                _edit_plan(plan, line, pending["sources"])
+            except ValueError as e:
+                err.print(f"[yellow]{e}[/yellow]", highlight=False)
+
+    return ask
+
+
+def _edit_plan(plan: list[dict[str, Any]], line: str, sources: dict[str, str]) -> None:
+    """Apply one review command to `plan`; ValueError says what was wrong with it."""
+    command, _, rest = line.partition(" ")
+    if command == "a" and rest.strip():
+        plan.append({"query": rest.strip(), "sources": list(sources)})
+        return
+    number, _, text = rest.strip().partition(" ")
+    if command not in ("e", "d", "s") or not number.isdigit() or not 1 <= int(number) <= len(plan):
+        raise ValueError(f"not understood: {line!r}\n{REVIEW_HELP}")
+    route = plan[int(number) - 1]
+    if command == "d":
+        plan.remove(route)
+    elif command == "e" and text.strip():
+        route["query"] = text.strip()
+    elif command == "s":
+        picked = [name.strip() for name in text.split(",") if name.strip()]
+        unknown = [name for name in picked if name not in sources]
+        if unknown or not picked:
+            raise ValueError(f"choose sources from: {', '.join(sources)}")
+        route["sources"] = picked
+    else:
+        raise ValueError(f"not understood: {line!r}\n{REVIEW_HELP}")
+
+
+def run_graph(args: argparse.Namespace, settings: Settings) -> int:
+    from deepsift.graph import mermaid
+
+    print(mermaid())
+    return 0
+
+
 def _live_view(status: Any) -> Callable[[str, dict[str, Any]], None]:
     """Print each step of the graph as it finishes; the spinner names the step running next."""
     next_step = {
@@ -228,6 +313,7 @@ def _live_view(status: Any) -> Callable[[str, dict[str, Any]], None]:
         "route": "searching",
         "search": "reflecting",
         "reflect": "working",
+        "review": "searching",
         "synthesize": "done",
     }
 
@@ -236,7 +322,7 @@ def _live_view(status: Any) -> Callable[[str, dict[str, Any]], None]:
             err.print("[bold]sub-queries[/bold]")
             for query in update.get("pending", []):
                 err.print(f"  • {query}", highlight=False)
-        elif node == "route":
+        elif node in ("route", "review"):
             for route in update.get("routes", []):
                 err.print(
                     f"[bold]route[/bold] {route.query} → {', '.join(route.sources)}",

@@ -1,6 +1,6 @@
 """build_graph: the research graph's wiring, nothing else.
 
-decompose -> route -> search (one branch per sub-query x source) -> reflect -> route ...
+decompose -> route [-> review] -> search (one branch per sub-query x source) -> reflect -> route ...
 -> synthesize (a cited report), or answer (a short answer), or nothing (retrieval only)
 """
 
@@ -16,6 +16,7 @@ from deepsift.deps import Deps
 from deepsift.nodes.answer import answer
 from deepsift.nodes.decompose import decompose
 from deepsift.nodes.reflect import reflect
+from deepsift.nodes.review import review
 from deepsift.nodes.route import route
 from deepsift.nodes.search import search
 from deepsift.nodes.synthesize import synthesize
@@ -27,14 +28,25 @@ def build_graph(
     checkpointer: BaseCheckpointSaver | None = None,
     deps: Deps | None = None,
     finish: Literal["report", "answer", "retrieval"] = "report",
+    context_schema: type | None = None,
 ) -> CompiledStateGraph:
     """The research graph; `finish` picks its last step: a cited report, a short answer, or none
     (retrieval only, for evaluating search)."""
     deps = deps or Deps.from_settings(settings or Settings())
+    return _wire(deps, finish, context_schema).compile(checkpointer=checkpointer, name="deepsift")
+
+
+def mermaid() -> str:
+    """The report graph as a Mermaid diagram (drawing it needs no store or model)."""
+    return _wire(None, "report").compile(name="deepsift").get_graph().draw_mermaid()
+
+
+def _wire(deps: Deps | None, finish: str, context_schema: type | None = None) -> StateGraph:
     last = {"report": "synthesize", "answer": "answer", "retrieval": END}[finish]
-    graph = StateGraph(ResearchState)
+    graph = StateGraph(ResearchState, context_schema=context_schema)
     graph.add_node("decompose", partial(decompose, deps=deps))
-    graph.add_node("route", partial(route, deps=deps), destinations=("search",))
+    graph.add_node("route", partial(route, deps=deps), destinations=("search", "review"))
+    graph.add_node("review", partial(review, deps=deps), destinations=("search",))
     graph.add_node("search", partial(search, deps=deps))
     graph.add_node(
         "reflect", partial(reflect, deps=deps, finish=last), destinations=("route", last)
@@ -45,4 +57,4 @@ def build_graph(
     if last != END:
         graph.add_node(last, partial({"synthesize": synthesize, "answer": answer}[last], deps=deps))
         graph.add_edge(last, END)
-    return graph.compile(checkpointer=checkpointer, name="deepsift")
+    return graph

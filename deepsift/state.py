@@ -83,8 +83,10 @@ class ResearchState(TypedDict, total=False):
     question: str
     collections: list[str]  # sources this run may search; empty means all
     max_iterations: int
+    review: bool  # pause after the first routing for a person to edit the plan
     pending: list[str]  # the sub-queries of the current round
-    sub_queries: Annotated[list[str], operator.add]  # every sub-query asked, in order
+    plan: list[Route]  # the first round's routes, while they wait for review
+    sub_queries: Annotated[list[str], operator.add]  # every sub-query searched, in order
     routes: Annotated[list[Route], operator.add]
     chunks: Annotated[dict[str, Chunk], merge_chunks]
     iteration: int

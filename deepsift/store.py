@@ -91,7 +91,7 @@ class Store:
     def __init__(self, settings: Settings) -> None:
         uri = settings.resolved_milvus_uri
         if "://" not in uri:
-            settings.data_dir.mkdir(parents=True, exist_ok=True)
+            Path(uri).parent.mkdir(parents=True, exist_ok=True)
         try:
             self._client = MilvusClient(uri=uri, token=settings.milvus_token)
         except Exception as e:  # pymilvus raises several types for one cause: cannot open

@@ -16,8 +16,9 @@ ROOT = Path(__file__).parent.parent
 CORPUS = ROOT / "examples" / "corpus"
 
 
-def run_cli(*args: str, data: Path, **env: str) -> subprocess.CompletedProcess:
-    """`deepsift ARGS` in a fresh process whose data dir is `data`, with only `env` set."""
+def run_cli(*args: str, data: Path, stdin: str = "", **env: str) -> subprocess.CompletedProcess:
+    """`deepsift ARGS` in a fresh process whose data dir is `data`, with only `env` set and
+    `stdin` as its input."""
     environment = {
         "PATH": "/usr/bin:/bin",
         "HOME": str(data),
@@ -26,6 +27,7 @@ def run_cli(*args: str, data: Path, **env: str) -> subprocess.CompletedProcess:
     }
     return subprocess.run(
         [sys.executable, "-m", "deepsift", *args],
+        input=stdin,
         capture_output=True,
         text=True,
         env=environment,

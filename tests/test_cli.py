@@ -1,4 +1,5 @@
 import json
+import re
 import socket
 import subprocess
 import sys
@@ -8,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import CORPUS, run_cli
+from scripted import SUB_QUERIES
 
 
 def _ingest_sample_corpus(data: Path) -> None:
@@ -147,3 +149,67 @@ def test_a_milvus_lite_file_held_by_another_process_is_a_clear_error(tmp_path):
         and "in use by another process" in result.stderr
     )
     assert "Traceback" not in result.stderr
+
+
+def _searched_queries(stderr: str) -> list[str]:
+    return re.findall(r"chunks for “(.+?)”", stderr)
+
+
+def test_review_edits_a_sub_query_and_the_edited_query_is_searched(data, scripted_llm):
+    edited = "Kestrel Works construction reasons"
+
+    result = run_cli(
+        "research",
+        "Why was Kestrel Works built and what did it cost?",
+        "--review",
+        "--max-iterations",
+        "1",
+        "--json",
+        data=data,
+        stdin=f"e 1 {edited}\nd 3\n\n",
+        DEEPSIFT_LLM_BASE_URL=scripted_llm.url,
+        DEEPSIFT_LLM_API_KEY="k",
+    )
+
+    assert result.returncode == 0, result.stderr
+    answer = json.loads(result.stdout)
+    assert answer["status"] == "done"
+    assert answer["sub_queries"] == [edited, SUB_QUERIES[1]]
+    searched = _searched_queries(result.stderr)
+    assert edited in searched and SUB_QUERIES[0] not in searched and SUB_QUERIES[2] not in searched
+    assert f"## {edited}" in answer["report"]
+
+
+def test_a_run_paused_for_review_resumes_from_its_thread_in_a_new_process(data, scripted_llm):
+    env = {"DEEPSIFT_LLM_BASE_URL": scripted_llm.url, "DEEPSIFT_LLM_API_KEY": "k"}
+    question = "Why was Kestrel Works built and what did it cost?"
+
+    paused = run_cli("research", question, "--review", "--json", data=data, stdin="", **env)
+
+    assert paused.returncode == 0, paused.stderr
+    first = json.loads(paused.stdout)
+    assert first["status"] == "paused" and first["report"] == ""
+    assert "resume with: deepsift research --thread " + first["thread_id"] in paused.stderr
+    assert _searched_queries(paused.stderr) == []
+    calls_before = len(scripted_llm.requests)
+
+    resumed = run_cli(
+        "research", "--thread", first["thread_id"], "--json", data=data, stdin="d 1\n\n", **env
+    )
+
+    assert resumed.returncode == 0, resumed.stderr
+    answer = json.loads(resumed.stdout)
+    assert answer["status"] == "done" and "## Sources" in answer["report"]
+    assert answer["sub_queries"][:2] == SUB_QUERIES[1:]
+    # Decompose and route ran before the pause; resuming does not ask them again.
+    schemas = [r["response_format"]["json_schema"]["name"] for r in scripted_llm.requests]
+    assert "SubQueries" not in schemas[calls_before:] and "Routing" in schemas[:calls_before]
+
+
+def test_graph_prints_the_mermaid_diagram_with_the_review_step(tmp_path):
+    result = run_cli("graph", data=tmp_path / "data")
+
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.lstrip().startswith("---") and "graph TD;" in result.stdout
+    for edge in ("decompose --> route;", "route -.-> review;", "search --> reflect;"):
+        assert edge in result.stdout

@@ -28,4 +28,4 @@ def decompose(state: ResearchState, deps: Deps) -> dict:
     if not queries:
         log.warning("decompose produced no queries; searching the question itself")
         queries = [state["question"]]
-    return {"pending": queries, "sub_queries": queries, "iteration": 1, "usage": usage}
+    return {"pending": queries, "iteration": 1, "usage": usage}

@@ -81,7 +81,6 @@ def reflect(
         goto="route",
         update={
             "pending": new,
-            "sub_queries": new,
             "iteration": state["iteration"] + 1,
             "usage": usage,
         },

@@ -25,10 +25,11 @@ def available_sources(state: ResearchState, deps: Deps) -> dict[str, str]:
     return {name: deps.store.description(name) for name in allowed}
 
 
-def route(state: ResearchState, deps: Deps) -> Command[Literal["search"]]:
-    """Pick the sources for each pending query by their descriptions, then fan out the searches."""
-    sources = available_sources(state, deps)
-    queries = state["pending"]
+def plan_routes(
+    queries: list[str], sources: dict[str, str], deps: Deps
+) -> tuple[list[Route], Usage]:
+    """The sources for each query, chosen by the model from their descriptions (every source
+    when there is only one, or when the model picks none that exists)."""
     usage = Usage()
     chosen = {i: list(sources) for i in range(1, len(queries) + 1)}
     if len(sources) > 1:
@@ -45,10 +46,25 @@ def route(state: ResearchState, deps: Deps) -> Command[Literal["search"]]:
             picked = [name for name in dict.fromkeys(item.sources) if name in sources]
             if item.query in chosen and picked:
                 chosen[item.query] = picked
-    routes = [Route(query=q, sources=chosen[i]) for i, q in enumerate(queries, 1)]
+    return [Route(query=q, sources=chosen[i]) for i, q in enumerate(queries, 1)], usage
+
+
+def dispatch(routes: list[Route], usage: Usage) -> Command[Literal["search"]]:
+    """Record the round's queries and fan out one search per (query, source)."""
     sends = [
         Send("search", SearchTask(query=r.query, collection=name))
         for r in routes
         for name in r.sources
     ]
-    return Command(goto=sends, update={"routes": routes, "usage": usage})
+    queries = [r.query for r in routes]
+    update = {"routes": routes, "pending": queries, "sub_queries": queries, "usage": usage}
+    return Command(goto=sends, update=update)
+
+
+def route(state: ResearchState, deps: Deps) -> Command[Literal["search", "review"]]:
+    """Pick the sources for each pending query, then fan out the searches; with `review` on,
+    the first round's plan goes to a person first."""
+    routes, usage = plan_routes(state["pending"], available_sources(state, deps), deps)
+    if state.get("review") and state.get("iteration") == 1:
+        return Command(goto="review", update={"plan": routes, "usage": usage})
+    return dispatch(routes, usage)
