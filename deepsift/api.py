@@ -16,6 +16,7 @@ from deepsift.errors import UserError
 from deepsift.graph import build_graph
 from deepsift.state import Chunk, Route, Source, Usage
 from deepsift.store import StoreError
+from deepsift.web.source import WEB
 
 
 class RunUsage(Usage):
@@ -36,6 +37,7 @@ class ResearchResult(BaseModel):
     sub_queries: list[str]
     iterations: int
     usage: RunUsage
+    notes: list[str]  # sources that failed (web searches, pages); the report lists them too
     thread_id: str
 
 
@@ -47,18 +49,32 @@ UpdateHandler = Callable[[str, dict[str, Any]], None]
 Reviewer = Callable[[dict[str, Any]], list[dict[str, Any]] | None]
 
 
-def check_sources(deps: Deps, collections: list[str] | None) -> None:
-    """Fail before any LLM call when there is nothing (valid) to search."""
+def resolve_sources(deps: Deps, collections: list[str] | None, web: bool | None) -> list[str]:
+    """The sources a run searches: the named collections (every one by default), plus the web
+    when a Tavily key is set, unless `web` forces it on or off. Fails before any LLM call when
+    there is nothing (valid) to search."""
     names = deps.store.names()
-    if not names:
+    if web is None:
+        web = WEB in collections if collections else deps.web is not None
+    if web and not deps.web:
+        raise UserError(
+            "the web source needs a Tavily API key: set DEEPSIFT_TAVILY_API_KEY (or TAVILY_API_KEY)"
+        )
+    sources = [name for name in dict.fromkeys(collections or names) if name != WEB]
+    sources += [WEB] if web else []
+    if not sources:
         raise StoreError(
             "there are no collections yet: ingest documents first "
-            "(deepsift ingest PATH --collection NAME)"
+            "(deepsift ingest PATH --collection NAME), or search the web (--web)"
         )
-    for name in collections or names:
+    for name in sources:
+        if name == WEB:
+            continue
         if name not in names:
-            raise StoreError(f"no collection named {name!r}; existing: {', '.join(names)}")
+            existing = ", ".join(names) or "none"
+            raise StoreError(f"no collection named {name!r}; existing: {existing}")
         deps.store.check_embedder(name, deps.embedder)
+    return sources
 
 
 def research(
@@ -69,11 +85,15 @@ def research(
     max_iterations: int | None = None,
     thread_id: str | None = None,
     on_update: UpdateHandler | None = None,
+    web: bool | None = None,
     review: bool = False,
     reviewer: Reviewer | None = None,
     deps: Deps | None = None,
 ) -> ResearchResult:
     """Answer `question` with a cited report; with `thread_id`, resume or reread that run.
+
+    `collections` (names, "web" among them) limit the sources; by default every collection is
+    searched, and the web too when a Tavily key is set. `web` forces the web on or off.
 
     With `review`, the run pauses after planning its first searches and `reviewer` decides the
     plan; without a reviewer (or when it returns None) the result is "paused" until resumed."""
@@ -108,10 +128,9 @@ def research(
                         if thread_id_given
                         else "the question is empty"
                     )
-                check_sources(deps, collections)
                 run_input = {
                     "question": question,
-                    "collections": collections or [],
+                    "collections": resolve_sources(deps, collections, web),
                     "max_iterations": iterations,
                     "review": review,
                 }
@@ -140,6 +159,7 @@ def research(
         ],
         sub_queries=values.get("sub_queries", []),
         iterations=values.get("iteration", 0),
+        notes=list(dict.fromkeys(values.get("notes", []))),
         usage=RunUsage(**usage.model_dump(), seconds=round(time.monotonic() - started, 2)),
         thread_id=thread_id,
     )

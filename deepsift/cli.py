@@ -88,6 +88,11 @@ def _parser() -> argparse.ArgumentParser:
     research.add_argument("--thread", help="thread id: resume or reread that run")
     research.add_argument("--json", action="store_true", help="print one JSON object")
     research.add_argument(
+        "--web",
+        action=argparse.BooleanOptionalAction,
+        help="search the web too (default: when a Tavily key is set), or never (--no-web)",
+    )
+    research.add_argument(
         "--review", action="store_true", help="review and edit the planned searches before they run"
     )
     research.set_defaults(run=run_research)
@@ -209,9 +214,12 @@ def run_research(args: argparse.Namespace, settings: Settings) -> int:
             max_iterations=args.max_iterations,
             thread_id=args.thread,
             on_update=_live_view(status),
+            web=args.web,
             review=args.review,
             reviewer=_ask_reviewer(status),
         )
+    for note in result.notes:
+        err.print(f"[yellow]note:[/yellow] {note}", highlight=False, soft_wrap=True)
     if result.status == "paused":
         err.print(
             "paused for review; resume with: deepsift research --thread " + result.thread_id,

@@ -1,4 +1,5 @@
-"""The resources every node shares in one graph: settings, store, embedder and chat model."""
+"""The resources every node shares in one graph: settings, store, embedder, chat model, and the
+web source when a Tavily key is set."""
 
 from dataclasses import dataclass
 
@@ -7,6 +8,7 @@ from langchain_core.language_models import BaseChatModel
 from deepsift.config import Settings
 from deepsift.models import Embedder, chat_model, get_embedder
 from deepsift.store import Store
+from deepsift.web.source import WebSource
 
 
 @dataclass
@@ -15,6 +17,11 @@ class Deps:
     store: Store
     embedder: Embedder
     llm: BaseChatModel
+    web: WebSource | None = None
+
+    def __post_init__(self) -> None:
+        if self.web is None and self.settings.tavily_api_key:
+            self.web = WebSource(self.settings, self.embedder)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> "Deps":

@@ -44,6 +44,7 @@ class Chunk(BaseModel):
     position: int = 0
     score: float = 0.0
     query: str = ""
+    published: str = ""  # web pages: the date the page gives, when it gives one
 
 
 def merge_chunks(left: dict[str, Chunk] | None, right: dict[str, Chunk] | None) -> dict[str, Chunk]:
@@ -81,7 +82,7 @@ class Source(BaseModel):
 
 class ResearchState(TypedDict, total=False):
     question: str
-    collections: list[str]  # sources this run may search; empty means all
+    collections: list[str]  # sources this run may search (collections, "web"); empty: all
     max_iterations: int
     review: bool  # pause after the first routing for a person to edit the plan
     pending: list[str]  # the sub-queries of the current round
@@ -91,6 +92,7 @@ class ResearchState(TypedDict, total=False):
     chunks: Annotated[dict[str, Chunk], merge_chunks]
     iteration: int
     usage: Annotated[Usage, add_usage]
+    notes: Annotated[list[str], operator.add]  # what failed along the way (web searches, pages)
     report: str
     sources: list[Source]
     answer: str  # short-answer mode

@@ -56,6 +56,8 @@ class CollectionInfo(BaseModel):
 
 
 def check_collection_name(name: str) -> str:
+    if name == "web":
+        raise StoreError("collection name 'web' is taken by the web source: choose another")
     if not _NAME.match(name):
         raise StoreError(
             f"collection name {name!r} is invalid: "

@@ -26,6 +26,10 @@ class ScriptedResearcher:
         text = last_user_text(body)
         if name == "SubQueries":
             return {"queries": self.sub_queries}
+        if name == "Rephrasings":
+            k = int(re.search(r"Write (\d+) alternative", body["messages"][0]["content"])[1])
+            query = text.removeprefix("Query: ")
+            return {"queries": [f"{query} (phrasing {i})" for i in range(1, k + 1)]}
         if name == "Routing":
             system = body["messages"][0]["content"]
             sources = re.findall(r"^- (\w+):", system, re.MULTILINE)

@@ -7,10 +7,13 @@ from pydantic import BaseModel
 
 from deepsift.deps import Deps
 from deepsift.nodes.queries import clean_queries
+from deepsift.nodes.route import all_sources
 from deepsift.nodes.synthesize import MAX_SECTIONS
 from deepsift.prompts import reflect as prompt
+from deepsift.prompts.excerpts import label, quoted
 from deepsift.state import ResearchState, ranked
 from deepsift.structured import ask_structured
+from deepsift.web.source import WEB
 
 MAX_NEW_QUERIES = 3
 EXCERPTS = 8
@@ -25,14 +28,17 @@ class Reflection(BaseModel):
 def within_budget(state: ResearchState, deps: Deps) -> bool:
     """True while one more round still leaves room, in LLM calls, for the report after it.
 
-    A round costs a reflection and a routing call and may add MAX_NEW_QUERIES sub-queries; the
-    report then writes a section per sub-query (at most MAX_SECTIONS) and a conclusion.
+    A round costs a reflection and a routing call and may add MAX_NEW_QUERIES sub-queries, each
+    rephrased once if it goes to the web; the report then writes a section per sub-query (at most
+    MAX_SECTIONS) and a conclusion.
     """
     usage = state.get("usage")
     if usage is None:
         return True
     queries_after = len(state.get("sub_queries", [])) + MAX_NEW_QUERIES
-    calls_after = usage.llm_calls + 2 + min(queries_after, MAX_SECTIONS) + 1
+    web = WEB in (state.get("collections") or all_sources(deps)) and deps.settings.web_rephrasings
+    rephrasings = MAX_NEW_QUERIES if web else 0
+    calls_after = usage.llm_calls + 2 + rephrasings + min(queries_after, MAX_SECTIONS) + 1
     tokens = usage.prompt_tokens + usage.completion_tokens
     return calls_after <= deps.settings.max_llm_calls and tokens < deps.settings.max_tokens
 
@@ -60,7 +66,8 @@ def reflect(
     if state["iteration"] >= max_iterations or not within_budget(state, deps):
         return Command(goto=finish)
     excerpts = "\n".join(
-        f"- {c.title}: {' '.join(c.text.split())[:EXCERPT_CHARS]}" for c in ranked(state)[:EXCERPTS]
+        f"- {label(c)}\n{quoted(' '.join(c.text.split())[:EXCERPT_CHARS])}"
+        for c in ranked(state)[:EXCERPTS]
     )
     messages = [
         SystemMessage(prompt.SYSTEM.format(max_queries=MAX_NEW_QUERIES)),

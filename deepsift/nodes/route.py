@@ -8,6 +8,8 @@ from deepsift.deps import Deps
 from deepsift.prompts import route as prompt
 from deepsift.state import ResearchState, Route, SearchTask, Usage
 from deepsift.structured import ask_structured
+from deepsift.web import source as web_source
+from deepsift.web.source import WEB
 
 
 class QueryRoute(BaseModel):
@@ -19,10 +21,18 @@ class Routing(BaseModel):
     routes: list[QueryRoute]
 
 
+def all_sources(deps: Deps) -> list[str]:
+    """Every collection, and the web when it is set up."""
+    return deps.store.names() + ([WEB] if deps.web else [])
+
+
 def available_sources(state: ResearchState, deps: Deps) -> dict[str, str]:
     """Name -> description of every source this run may search."""
-    allowed = state.get("collections") or deps.store.names()
-    return {name: deps.store.description(name) for name in allowed}
+    allowed = state.get("collections") or all_sources(deps)
+    return {
+        name: web_source.DESCRIPTION if name == WEB else deps.store.description(name)
+        for name in allowed
+    }
 
 
 def plan_routes(

@@ -4,9 +4,10 @@ from concurrent.futures import ThreadPoolExecutor
 from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel
 
-from deepsift.citations import display_path, resolve_citations, sources_section
+from deepsift.citations import resolve_citations, sources_section
 from deepsift.deps import Deps
 from deepsift.prompts import synthesize as prompt
+from deepsift.prompts.excerpts import label, quoted
 from deepsift.state import Chunk, ResearchState, Usage, ranked
 from deepsift.structured import ask_structured
 
@@ -74,9 +75,7 @@ def synthesize(state: ResearchState, deps: Deps) -> dict:
 
     def write_section(section: tuple[str, list[Chunk]]) -> tuple[str, Usage]:
         query, chunks = section
-        excerpts = "\n\n".join(
-            f"[{number[c.id]}] {c.title} ({display_path(c.source)})\n{c.text}" for c in chunks
-        )
+        excerpts = "\n\n".join(f"[{number[c.id]}] {label(c)}\n{quoted(c.text)}" for c in chunks)
         user = prompt.SECTION_USER.format(
             question=state["question"], query=query, excerpts=excerpts
         )
@@ -102,6 +101,9 @@ def synthesize(state: ResearchState, deps: Deps) -> dict:
     else:
         body.append("Nothing relevant was found in the searched sources.")
     report, sources = resolve_citations("\n\n".join(body), shown)
+    notes = "".join(f"\n- {note}" for note in dict.fromkeys(state.get("notes", [])))
+    if notes:
+        report += "\n\n## Notes\n\nSome sources could not be searched or read:" + notes
     return {
         "report": f"{report}\n\n{sources_section(sources)}\n",
         "sources": sources,

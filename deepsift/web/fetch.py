@@ -98,15 +98,21 @@ class PageFetcher:
         )
         self._ssl_context = httpx.create_ssl_context()  # once: loading CA certificates is slow
         self._lock = threading.Lock()
+        self._url_locks: dict[str, threading.Lock] = {}
         self.network_fetches = 0  # pages downloaded, not served from the cache
 
     def fetch(self, url: str) -> Page:
-        page = self._cached(url)
-        if page is None:
-            page = self._download(url)
-            self._store(page)
-            with self._lock:
-                self.network_fetches += 1
+        # Searches running side by side often find the same page: one downloads it, the
+        # others wait for it and read it from the cache.
+        with self._lock:
+            url_lock = self._url_locks.setdefault(url, threading.Lock())
+        with url_lock:
+            page = self._cached(url)
+            if page is None:
+                page = self._download(url)
+                self._store(page)
+                with self._lock:
+                    self.network_fetches += 1
         return page
 
     def fetch_many(self, urls: list[str]) -> dict[str, Page | FetchError]:

@@ -1,0 +1,173 @@
+import re
+
+import pytest
+
+from deepsift.api import research
+from deepsift.config import Settings
+from deepsift.deps import Deps
+from deepsift.errors import UserError
+from deepsift.models import chat_model, get_embedder
+
+from fake_web import BODY_SENTENCE, KEY, FakeSite, FakeTavily
+from scripted import SUB_QUERIES
+
+QUESTION = "Why was Kestrel Works built and what did it cost?"
+
+
+@pytest.fixture
+def site():
+    with FakeSite() as server:
+        yield server
+
+
+@pytest.fixture
+def tavily(site):
+    with FakeTavily(site) as server:
+        yield server
+
+
+def web_deps(tmp_path, llm_url, store, tavily, **overrides) -> Deps:
+    settings = Settings(
+        data_dir=tmp_path / "data",
+        llm_base_url=llm_url,
+        llm_api_key="test",
+        tavily_api_key=KEY,
+        tavily_base_url=tavily.url,
+        web_allow_private_hosts=True,  # the loopback site
+        **overrides,
+    )
+    return Deps(settings, store, get_embedder(settings), chat_model(settings))
+
+
+def section_prompts(llm) -> list[str]:
+    return [
+        r["messages"][-1]["content"]
+        for r in llm.requests
+        if "This section answers:" in r["messages"][-1]["content"]
+    ]
+
+
+def test_research_over_a_collection_and_the_web_cites_a_file_and_a_url(
+    tmp_path, scripted_llm, sample_store, site, tavily
+):
+    deps = web_deps(tmp_path, scripted_llm.url, sample_store, tavily)
+    web_chunks = []
+
+    def on_update(node, change):
+        if node == "search":
+            web_chunks.extend(c for c in change["chunks"].values() if c.collection == "web")
+
+    result = research(
+        QUESTION,
+        deps.settings,
+        collections=["science", "web"],
+        max_iterations=1,
+        on_update=on_update,
+        deps=deps,
+    )
+
+    cited = [s.source for s in result.sources]
+    assert any(s.startswith(site.url) for s in cited), cited
+    assert any(s.endswith((".md", ".pdf", ".txt", ".docx", ".html")) for s in cited), cited
+    assert site.url + "/kestrel-history" in result.report
+    # Page bodies, not only snippets: the sentence is on the page, never in a snippet.
+    body = [c for c in web_chunks if BODY_SENTENCE in c.text]
+    assert body and all(c.published == "2024-05-02" for c in body)
+    assert all("Copyright Veldmere Gazette" not in c.text for c in web_chunks)
+    shown = "\n".join(section_prompts(scripted_llm))
+    assert BODY_SENTENCE in shown and "published 2024-05-02" in shown
+    assert f"web page {site.url}/kestrel-history" in shown
+
+
+def test_each_web_sub_query_is_searched_in_k_rephrasings_and_pages_read_once(
+    tmp_path, scripted_llm, sample_store, site, tavily
+):
+    deps = web_deps(tmp_path, scripted_llm.url, sample_store, tavily, web_rephrasings=2)
+
+    research(QUESTION, deps.settings, collections=["web"], max_iterations=1, deps=deps)
+
+    assert sorted(tavily.queries) == sorted(
+        f"{q}{suffix}" for q in SUB_QUERIES for suffix in ("", " (phrasing 1)", " (phrasing 2)")
+    )
+    # The phrasings find the same pages: merged by URL, each page is downloaded once.
+    assert site.hits["/kestrel-history"] == 1 and site.hits["/lake-news"] == 1
+
+
+def test_a_rerun_reads_the_pages_from_the_cache(tmp_path, scripted_llm, sample_store, tavily):
+    site = tavily.site
+    deps = web_deps(tmp_path, scripted_llm.url, sample_store, tavily)
+    research(QUESTION, deps.settings, collections=["web"], max_iterations=1, deps=deps)
+    fetched = site.hits["/kestrel-history"]
+
+    again = web_deps(tmp_path, scripted_llm.url, sample_store, tavily)
+    result = research(QUESTION, again.settings, collections=["web"], max_iterations=1, deps=again)
+
+    assert fetched == 1 and site.hits["/kestrel-history"] == 1
+    assert again.web.fetcher.network_fetches == 0
+    assert any(s.source.endswith("/kestrel-history") for s in result.sources)
+
+
+@pytest.mark.parametrize(
+    "mode, reason", [("401", "401"), ("500", "500"), ("timeout", "no answer within 1 s")]
+)
+def test_a_failing_web_search_leaves_a_report_from_local_sources_and_a_note(
+    tmp_path, scripted_llm, sample_store, site, mode, reason
+):
+    with FakeTavily(site, mode=mode, delay=3) as tavily:
+        deps = web_deps(tmp_path, scripted_llm.url, sample_store, tavily, web_timeout=1.0)
+        result = research(
+            QUESTION, deps.settings, collections=["science", "web"], max_iterations=1, deps=deps
+        )
+
+    assert result.status == "done" and result.sources
+    assert all(not s.source.startswith("http") for s in result.sources)
+    assert result.notes and all(reason in note for note in result.notes), result.notes
+    notes = result.report.split("## Notes", 1)[1].split("## Sources")[0]
+    assert reason in notes and "web search for" in notes
+
+
+def test_a_page_that_cannot_be_read_is_a_note_and_its_snippet_is_kept(
+    tmp_path, scripted_llm, sample_store, tavily
+):
+    deps = web_deps(tmp_path, scripted_llm.url, sample_store, tavily)
+    gone = tavily.site.url + "/gone"
+
+    found = deps.web.search("Kestrel Works history", deps.llm)
+
+    assert any(gone in note and "404" in note for note in found.notes), found.notes
+    assert [c.text for c in found.chunks if c.source == gone] == ["A page that moved."]
+    assert found.chunks[0].score > found.chunks[-1].score
+
+
+def test_page_text_cannot_close_its_quote_or_give_the_model_instructions(
+    tmp_path, scripted_llm, sample_store, tavily
+):
+    deps = web_deps(tmp_path, scripted_llm.url, sample_store, tavily)
+
+    result = research(QUESTION, deps.settings, collections=["web"], max_iterations=1, deps=deps)
+
+    prompts = section_prompts(scripted_llm)
+    assert any("Ignore all previous instructions" in p for p in prompts)
+    for prompt in prompts:
+        assert prompt.count("<excerpt>") == prompt.count("</excerpt>")
+        for quote in re.findall(r"<excerpt>(.*?)</excerpt>", prompt, re.DOTALL):
+            assert "excerpt>" not in quote
+    assert "PWNED" not in result.report
+
+
+def test_the_web_without_a_key_is_a_clear_error(settings, deps):
+    with pytest.raises(UserError, match="needs a Tavily API key: set DEEPSIFT_TAVILY_API_KEY"):
+        research(QUESTION, settings, web=True, deps=deps)
+    with pytest.raises(UserError, match="needs a Tavily API key"):
+        research(QUESTION, settings, collections=["science", "web"], deps=deps)
+
+
+def test_with_a_key_the_router_is_offered_the_web(tmp_path, scripted_llm, sample_store, tavily):
+    deps = web_deps(tmp_path, scripted_llm.url, sample_store, tavily)
+
+    research(QUESTION, deps.settings, max_iterations=1, deps=deps)
+    routing = next(r for r in scripted_llm.requests if "Routing" in str(r["response_format"]))
+    assert "- web: the public web" in routing["messages"][0]["content"]
+
+    off = research(QUESTION, deps.settings, max_iterations=1, web=False, deps=deps)
+    assert all(s.source.startswith("/") for s in off.sources)
