@@ -213,3 +213,19 @@ def test_graph_prints_the_mermaid_diagram_with_the_review_step(tmp_path):
     assert result.stdout.lstrip().startswith("---") and "graph TD;" in result.stdout
     for edge in ("decompose --> route;", "route -.-> review;", "search --> reflect;"):
         assert edge in result.stdout
+
+
+def test_web_without_a_tavily_key_is_one_line_with_exit_2(data, scripted_llm):
+    result = run_cli(
+        "research",
+        "What is Kestrel Works?",
+        "--web",
+        data=data,
+        DEEPSIFT_LLM_BASE_URL=scripted_llm.url,
+        DEEPSIFT_LLM_API_KEY="k",
+    )
+
+    assert result.returncode == 2
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "needs a Tavily API key" in lines[0], result.stderr
+    assert scripted_llm.requests == []
