@@ -2,11 +2,15 @@
 
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, Literal
 
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
 from pydantic import BaseModel
 
@@ -14,6 +18,7 @@ from deepsift.config import Settings
 from deepsift.deps import Deps
 from deepsift.errors import UserError
 from deepsift.graph import build_graph
+from deepsift.search_o1 import build_search_o1
 from deepsift.state import Chunk, Route, Source, Usage
 from deepsift.store import StoreError
 from deepsift.web.source import WEB
@@ -30,8 +35,10 @@ class CitedSource(BaseModel):
 
 
 class ResearchResult(BaseModel):
+    agent: str
     status: Literal["done", "paused"]  # paused: waiting for review; resume with its thread_id
     question: str
+    answer: str  # search-o1: the short answer its reasoning ended with; deepsift: ""
     report: str
     sources: list[CitedSource]
     sub_queries: list[str]
@@ -42,6 +49,8 @@ class ResearchResult(BaseModel):
 
 
 _STATE_TYPES = [(cls.__module__, cls.__name__) for cls in (Chunk, Route, Source, Usage)]
+
+AGENTS = ("deepsift", "search-o1")
 
 UpdateHandler = Callable[[str, dict[str, Any]], None]
 # Given the review payload ({"question", "routes", "sources"}), the plan to run: the routes as
@@ -81,39 +90,55 @@ def research(
     question: str = "",
     settings: Settings | None = None,
     *,
+    agent: str = "deepsift",
     collections: list[str] | None = None,
     max_iterations: int | None = None,
+    max_searches: int | None = None,
     thread_id: str | None = None,
     on_update: UpdateHandler | None = None,
     web: bool | None = None,
     review: bool = False,
     reviewer: Reviewer | None = None,
     deps: Deps | None = None,
+    checkpoints: bool = True,
 ) -> ResearchResult:
     """Answer `question` with a cited report; with `thread_id`, resume or reread that run.
 
+    `agent` is "deepsift" (decompose, route, search, reflect, synthesize; bounded by
+    `max_iterations`) or "search-o1" (searches mid-reasoning; bounded by `max_searches`).
     `collections` (names, "web" among them) limit the sources; by default every collection is
     searched, and the web too when a Tavily key is set. `web` forces the web on or off.
 
-    With `review`, the run pauses after planning its first searches and `reviewer` decides the
-    plan; without a reviewer (or when it returns None) the result is "paused" until resumed."""
+    With `review` (deepsift only), the run pauses after planning its first searches and
+    `reviewer` decides the plan; without a reviewer (or when it returns None) the result is
+    "paused" until resumed. `checkpoints=False` keeps the run in memory only (batch runs)."""
+    if agent not in AGENTS:
+        raise UserError(f"unknown agent {agent!r}; choose from {', '.join(AGENTS)}")
+    if review and agent != "deepsift":
+        raise UserError("--review works with the deepsift agent only")
     settings = settings or Settings()
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     own_deps = deps is None
     deps = deps or Deps.from_settings(settings)
     started = time.monotonic()
     thread_id_given = thread_id is not None
+    thread_id = thread_id or uuid.uuid4().hex[:12]
+    config: dict = {"configurable": {"thread_id": thread_id}}
     try:
-        with SqliteSaver.from_conn_string(str(settings.checkpoint_path)) as saver:
-            saver.serde = JsonPlusSerializer(allowed_msgpack_modules=_STATE_TYPES)
-            graph = build_graph(checkpointer=saver, deps=deps)
-            thread_id = thread_id or uuid.uuid4().hex[:12]
-            config: dict = {"configurable": {"thread_id": thread_id}}
+        with _checkpointer(settings, checkpoints) as saver:
+            graph = _graph(agent, deps, saver)
             saved = graph.get_state(config)
-            iterations = (
-                saved.values.get("max_iterations") or max_iterations or settings.max_iterations
-            )
-            config["recursion_limit"] = 10 + 4 * iterations  # each round is 3-4 steps
+            if saved.values and saved.values.get("agent", "deepsift") != agent:
+                agent = saved.values.get("agent", "deepsift")  # the thread's own agent
+                graph = _graph(agent, deps, saver)
+                saved = graph.get_state(config)
+            if agent == "deepsift":
+                bound = saved.values.get("max_iterations") or max_iterations
+                bound = bound or settings.max_iterations
+                config["recursion_limit"] = 10 + 4 * bound  # each round is 3-4 steps
+            else:
+                bound = saved.values.get("max_searches") or max_searches or settings.max_searches
+                config["recursion_limit"] = 14 + 4 * bound  # two steps per search, and spares
             if saved.values:
                 if question and question != saved.values["question"]:
                     raise UserError(
@@ -129,11 +154,14 @@ def research(
                         else "the question is empty"
                     )
                 run_input = {
+                    "agent": agent,
                     "question": question,
                     "collections": resolve_sources(deps, collections, web),
-                    "max_iterations": iterations,
-                    "review": review,
                 }
+                if agent == "deepsift":
+                    run_input.update(max_iterations=bound, review=review)
+                else:
+                    run_input.update(max_searches=bound)
             while run_input is not None or saved.next:
                 for update in graph.stream(run_input, config, stream_mode="updates"):
                     for node, change in update.items():
@@ -151,8 +179,10 @@ def research(
             deps.store.close()
     usage = values.get("usage") or Usage()
     return ResearchResult(
+        agent=agent,
         status="paused" if saved.next else "done",
         question=values["question"],
+        answer=values.get("answer", ""),
         report=values.get("report", ""),
         sources=[
             CitedSource(n=s.n, title=s.title, source=s.source) for s in values.get("sources", [])
@@ -163,3 +193,19 @@ def research(
         usage=RunUsage(**usage.model_dump(), seconds=round(time.monotonic() - started, 2)),
         thread_id=thread_id,
     )
+
+
+@contextmanager
+def _checkpointer(settings: Settings, on_disk: bool) -> Iterator[BaseCheckpointSaver]:
+    if not on_disk:
+        yield InMemorySaver()
+        return
+    with SqliteSaver.from_conn_string(str(settings.checkpoint_path)) as saver:
+        saver.serde = JsonPlusSerializer(allowed_msgpack_modules=_STATE_TYPES)
+        yield saver
+
+
+def _graph(agent: str, deps: Deps, saver: BaseCheckpointSaver) -> CompiledStateGraph:
+    if agent == "search-o1":
+        return build_search_o1(deps, saver)
+    return build_graph(checkpointer=saver, deps=deps)

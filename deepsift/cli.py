@@ -84,7 +84,14 @@ def _parser() -> argparse.ArgumentParser:
     research.add_argument("question", nargs="?", default="")
     research.add_argument("-o", "--output", type=Path, help="write the report (Markdown) here")
     research.add_argument("--collections", help="comma-separated collections to search")
-    research.add_argument("--max-iterations", type=int)
+    research.add_argument(
+        "--agent",
+        choices=["deepsift", "search-o1"],
+        default="deepsift",
+        help="deepsift: plan, search, reflect, write; search-o1: search while reasoning",
+    )
+    research.add_argument("--max-iterations", type=int, help="deepsift: rounds at most")
+    research.add_argument("--max-searches", type=int, help="search-o1: searches at most")
     research.add_argument("--thread", help="thread id: resume or reread that run")
     research.add_argument("--json", action="store_true", help="print one JSON object")
     research.add_argument(
@@ -201,8 +208,9 @@ def run_research(args: argparse.Namespace, settings: Settings) -> int:
 
     if not args.question and not args.thread:
         raise UserError('give a question: deepsift research "QUESTION"')
-    if args.max_iterations is not None and args.max_iterations < 1:
-        raise UserError("--max-iterations must be at least 1")
+    for flag in ("max_iterations", "max_searches"):
+        if getattr(args, flag) is not None and getattr(args, flag) < 1:
+            raise UserError(f"--{flag.replace('_', '-')} must be at least 1")
     collections = (
         [c.strip() for c in args.collections.split(",") if c.strip()] if args.collections else None
     )
@@ -210,8 +218,10 @@ def run_research(args: argparse.Namespace, settings: Settings) -> int:
         result = research(
             args.question,
             settings,
+            agent=args.agent,
             collections=collections,
             max_iterations=args.max_iterations,
+            max_searches=args.max_searches,
             thread_id=args.thread,
             on_update=_live_view(status),
             web=args.web,
@@ -319,9 +329,11 @@ def _live_view(status: Any) -> Callable[[str, dict[str, Any]], None]:
     next_step = {
         "decompose": "routing",
         "route": "searching",
-        "search": "reflecting",
+        "search": "thinking",
         "reflect": "working",
         "review": "searching",
+        "reason": "reasoning",
+        "finish": "done",
         "synthesize": "done",
     }
 
@@ -351,7 +363,11 @@ def _live_view(status: Any) -> Callable[[str, dict[str, Any]], None]:
                     err.print(f"  • {query}", highlight=False)
             else:
                 err.print("[bold]reflect[/bold] enough found; writing the report")
-        elif node == "synthesize":
+        elif node == "reason" and update.get("query"):
+            err.print(f"[bold]reason[/bold] searching for “{update['query']}”", highlight=False)
+        elif node == "reason":
+            err.print("[bold]reason[/bold] reached an answer; writing the report")
+        elif node in ("synthesize", "finish"):
             err.print(
                 f"[bold]report[/bold] written, citing {len(update.get('sources', []))} documents"
             )

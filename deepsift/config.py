@@ -52,6 +52,11 @@ class Settings(BaseSettings):
         200_000, ge=1, description="budget of prompt+completion tokens for one run"
     )
 
+    max_searches: int = Field(5, ge=1, description="search-o1: searches in one run at most")
+    reasoning_tokens: int = Field(
+        600, ge=50, description="search-o1: longest stretch of reasoning between searches"
+    )
+
     chunk_chars: int = Field(1200, ge=200)
     chunk_overlap: int = Field(200, ge=0)
 

@@ -81,6 +81,7 @@ class Source(BaseModel):
 
 
 class ResearchState(TypedDict, total=False):
+    agent: str  # "deepsift": which agent's graph a checkpointed thread belongs to
     question: str
     collections: list[str]  # sources this run may search (collections, "web"); empty: all
     max_iterations: int

@@ -51,3 +51,38 @@ class ScriptedResearcher:
         if name == "Verdict":
             return {"correct": "Gold answer: Marrowby" in text}
         raise AssertionError(f"unexpected request: {name} {text[:200]}")
+
+
+class ScriptedSearchO1:
+    """Search-o1's calls: reasoning turns ask `queries` one after another (stopping where a
+    server would, at the end marker), then answer; Reason-in-Documents cites the first excerpt
+    it is shown; structured calls (routing, the report) go to ScriptedResearcher."""
+
+    def __init__(self, queries: list[str], answer: str = "Marrowby", honour_stop: bool = True):
+        self.queries = queries
+        self.answer = answer
+        self.honour_stop = honour_stop
+        self.structured = ScriptedResearcher()
+
+    def __call__(self, body: dict[str, Any]) -> Any:
+        system = body["messages"][0]["content"]
+        if system.startswith("You are a reasoning assistant"):
+            asked = sum(m["role"] == "assistant" for m in body["messages"])
+            if asked >= len(self.queries):
+                return f"That settles it.\nFinal answer: {self.answer}"
+            query = self.queries[asked]
+            text = f"Step {asked + 1}: I need a fact.\n<|begin_search_query|>{query}"
+            if not self.honour_stop:
+                text += "<|end_search_query|>\n<|begin_search_result|>imagined<|end_search_result|>"
+            return text
+        if system.startswith("You read search results"):
+            first = re.search(r"^\[(\d+)\]", last_user_text(body), re.MULTILINE)
+            return (
+                f"Knowledge for this query [{first[1]}]."
+                if first
+                else "No helpful information found."
+            )
+        if system.startswith("You write a short research report"):
+            shown = [int(n) for n in re.findall(r"^\[(\d+)\]", last_user_text(body), re.MULTILINE)]
+            return {"sentences": [{"text": f"Finding {n}.", "excerpts": [n]} for n in shown]}
+        return self.structured(body)

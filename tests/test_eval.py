@@ -11,6 +11,8 @@ from deepsift.eval.report import summarize
 from deepsift.eval.runner import ResultsFile
 
 from conftest import run_cli
+from fake_openai import FakeOpenAI
+from scripted import ScriptedSearchO1
 
 
 def test_ranked_recall_counts_gold_titles_in_the_first_k():
@@ -228,3 +230,35 @@ def test_answers_eval_scores_exact_match_f1_and_the_judge(tmp_path, scripted_llm
     assert (q2["em"], q2["judge"]) == (0.0, False)
     summary = json.loads((out / "summary.json").read_text())
     assert all(line["em"] == 0.5 and line["judge"] == 0.5 for line in summary)
+
+
+def test_search_o1_is_scored_on_what_its_searches_gathered(tmp_path):
+    dataset = write_2wiki(tmp_path / "wiki.json")
+    out = tmp_path / "o1"
+    responder = ScriptedSearchO1(["Orla Venn birthplace", "Marrowby town"])
+
+    with FakeOpenAI(responder) as llm:
+        result = _eval(
+            "retrieval",
+            "--dataset",
+            str(dataset),
+            "--agents",
+            "naive,search-o1",
+            "--max-searches",
+            "3",
+            "--limit",
+            "1",
+            "--out",
+            str(out),
+            data=tmp_path / "data",
+            llm_url=llm.url,
+        )
+
+    assert result.returncode == 0, result.stderr
+    rows = {r["agent"]: r for r in map(json.loads, (out / "results.jsonl").open())}
+    o1 = rows["search-o1"]
+    assert (o1["max_iterations"], o1["rounds"], o1["error"]) == (3, 2, None)
+    assert o1["llm_calls"] == 5  # three reasoning turns and two readings; no report
+    assert set(o1["ranked_titles"][:2]) == {"Orla Venn", "Marrowby"}
+    assert o1["recall@2"] == 1.0
+    assert "| search-o1 | 3 | 1 |" in result.stdout

@@ -44,6 +44,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--max-iterations", type=int, default=3, help="deepsift is scored at 1..N rounds"
     )
+    parser.add_argument(
+        "--max-searches", type=int, default=5, help="search-o1: searches per question at most"
+    )
     parser.add_argument("--out", type=Path, default=Path("eval-results"))
     parser.add_argument("--judge", action="store_true", help="answers: add an LLM-judge column")
     parser.set_defaults(run=run_eval)
@@ -54,8 +57,8 @@ def run_eval(args: argparse.Namespace, settings: Settings) -> int:
     unknown = sorted(set(agents) - set(AGENTS))
     if unknown or not agents:
         raise UserError(f"unknown agent {', '.join(unknown)}; choose from {', '.join(AGENTS)}")
-    if args.max_iterations < 1 or (args.limit is not None and args.limit < 1):
-        raise UserError("--max-iterations and --limit must be at least 1")
+    if min(args.max_iterations, args.max_searches, args.limit or 1) < 1:
+        raise UserError("--max-iterations, --max-searches and --limit must be at least 1")
     questions = load_dataset(args.dataset, args.format)
     if not any(q.paragraphs for q in questions):
         raise UserError(
@@ -64,12 +67,13 @@ def run_eval(args: argparse.Namespace, settings: Settings) -> int:
         )
     selected = questions[: args.limit] if args.limit else questions
     digest = dataset_hash(args.dataset)
-    needs_llm = "deepsift" in agents or args.mode == "answers"
+    needs_llm = agents != ["naive"] or args.mode == "answers"
     identity = {
         "mode": args.mode,
         "dataset": args.dataset.name,
         "sha256": digest,
         "max_iterations": args.max_iterations,
+        "max_searches": args.max_searches,
         "llm": ("embedded" if settings.uses_local_llm else settings.llm_model)
         if needs_llm
         else None,
@@ -79,7 +83,7 @@ def run_eval(args: argparse.Namespace, settings: Settings) -> int:
         embedder = get_embedder(settings)
         deps = Deps(settings, store, embedder, chat_model(settings) if needs_llm else None)
         collection = _build_corpus(questions, digest, args.dataset.name, deps)
-        evaluator = Evaluator(deps, collection, args.mode, args.max_iterations)
+        evaluator = Evaluator(deps, collection, args.mode, args.max_iterations, args.max_searches)
         interrupted = _run(evaluator, agents, selected, results, args)
     ids = {q.id for q in selected}
     rows = [r for r in results.rows if r["agent"] in agents and r["id"] in ids]
@@ -141,7 +145,8 @@ def _run(evaluator, agents, selected, results, args) -> bool:
                     raise  # nothing after it can succeed: stop with the one-line error
                 except Exception as e:  # one question's failure is a result, not the end
                     errors += 1
-                    rows = failed(agent, question, [0] if agent == "naive" else bounds, e)
+                    bound = {"naive": [0], "search-o1": [args.max_searches]}
+                    rows = failed(agent, question, bound.get(agent, bounds), e)
                 results.add(rows)
                 progress.update(task, advance=1, failed=errors)
         except KeyboardInterrupt:

@@ -5,7 +5,8 @@ rerun with the same output folder answers only what is missing.
 
 One deepsift run with max_iterations=N also yields the results for 1..N: the graph is
 deterministic up to round r whatever the bound, so the state after round r (its chunks and its
-usage) is exactly what a run bounded at r would have ended with.
+usage) is exactly what a run bounded at r would have ended with. Search-o1 rows carry its
+`max_searches` in that column.
 """
 
 import hashlib
@@ -26,11 +27,12 @@ from deepsift.eval.metrics import all_found, exact_match, recall_at_k, token_f1
 from deepsift.graph import build_graph
 from deepsift.nodes.answer import answer
 from deepsift.prompts import judge as judge_prompt
+from deepsift.search_o1 import build_search_o1
 from deepsift.state import Chunk, Usage, ranked
 from deepsift.structured import ask_structured
 
 Mode = Literal["retrieval", "answers"]
-AGENTS = ("naive", "deepsift")
+AGENTS = ("naive", "deepsift", "search-o1")
 RANKING_DEPTH = 10
 EMBED_BATCH = 256
 
@@ -113,13 +115,17 @@ def judge(deps: Deps, question: EvalQuestion, prediction: str) -> tuple[bool | N
 class Evaluator:
     """Runs the agents on questions against one collection, in retrieval or answer mode."""
 
-    def __init__(self, deps: Deps, collection: str, mode: Mode, max_iterations: int) -> None:
+    def __init__(
+        self, deps: Deps, collection: str, mode: Mode, max_iterations: int, max_searches: int = 5
+    ) -> None:
         self.deps = deps
         self.collection = collection
         self.mode = mode
         self.max_iterations = max_iterations
+        self.max_searches = max_searches
         finish = "answer" if mode == "answers" else "retrieval"
         self.graph = build_graph(deps=deps, finish=finish)
+        self.search_o1_graph = build_search_o1(deps)
 
     def naive(self, question: EvalQuestion) -> Iterator[Outcome]:
         """One hybrid search with the question as asked (and, for answers, one answer call)."""
@@ -171,8 +177,35 @@ class Evaluator:
                 state.get("answer", "") if final else "",
             )
 
+    def search_o1(self, question: EvalQuestion) -> Iterator[Outcome]:
+        """Search-o1 at max_searches; for retrieval it stops before writing its report."""
+        started = time.monotonic()
+        run_input = {
+            "agent": "search-o1",
+            "question": question.question,
+            "collections": [self.collection],
+            "max_searches": self.max_searches,
+        }
+        config = {"recursion_limit": 14 + 4 * self.max_searches}
+        skip = ["finish"] if self.mode == "retrieval" else None
+        state: dict[str, Any] = {}
+        values = self.search_o1_graph.stream(
+            run_input, config, stream_mode="values", interrupt_before=skip
+        )
+        for latest in values:
+            state = latest
+        yield Outcome(
+            self.max_searches,
+            ranked(state),
+            state.get("iteration", 0),
+            state.get("usage") or Usage(),
+            time.monotonic() - started,
+            state.get("answer", ""),
+        )
+
     def run(self, agent: str, question: EvalQuestion) -> Iterator[Outcome]:
-        return self.naive(question) if agent == "naive" else self.deepsift(question)
+        runs = {"naive": self.naive, "deepsift": self.deepsift, "search-o1": self.search_o1}
+        return runs[agent](question)
 
 
 def record(

@@ -1,0 +1,256 @@
+"""The Search-o1 agent (Li et al., 2025): the model reasons freely and, when it needs a fact,
+writes a search query between markers; generation stops there, the query is searched in the
+routed sources, a Reason-in-Documents call condenses what was found, the condensed knowledge goes
+back into the reasoning between result markers, and the model goes on until it answers.
+
+The reasoning is a chat: each stretch of it is an assistant turn that ends at a query, and each
+search result is the next user turn, so it runs on any OpenAI-compatible chat endpoint.
+"""
+
+import operator
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
+from typing import Annotated, Literal, TypedDict
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import Command
+
+from deepsift.citations import resolve_citations, sources_section
+from deepsift.deps import Deps
+from deepsift.nodes.queries import clean_queries
+from deepsift.nodes.route import available_sources, plan_routes
+from deepsift.nodes.search import search_source
+from deepsift.nodes.synthesize import CitedText
+from deepsift.prompts import search_o1 as prompt
+from deepsift.prompts.excerpts import label, quoted
+from deepsift.state import Chunk, Source, Usage, add_usage, merge_chunks, usage_of
+from deepsift.structured import ask_structured, strip_thinking
+
+EXCERPTS_PER_SEARCH = 5
+REPORT_EXCERPTS = 8
+
+
+class Turn(TypedDict):
+    role: Literal["assistant", "user"]
+    content: str
+
+
+class SearchO1State(TypedDict, total=False):
+    agent: str
+    question: str
+    collections: list[str]  # sources this run may search; empty: all
+    max_searches: int
+    turns: Annotated[list[Turn], operator.add]  # the reasoning so far, after the question
+    query: str  # the query the last turn stopped at
+    sub_queries: Annotated[list[str], operator.add]  # every query searched, in order
+    findings: dict[str, str]  # query (case-folded) -> the knowledge condensed from its search
+    chunks: Annotated[dict[str, Chunk], merge_chunks]
+    numbers: dict[str, int]  # chunk id -> its excerpt number, as first shown
+    iteration: int  # searches done
+    usage: Annotated[Usage, add_usage]
+    notes: Annotated[list[str], operator.add]
+    answer: str
+    report: str
+    sources: list[Source]
+
+
+def build_search_o1(
+    deps: Deps, checkpointer: BaseCheckpointSaver | None = None
+) -> CompiledStateGraph:
+    """reason -> search -> reason ... -> finish (a short answer and a cited report)."""
+    graph = StateGraph(SearchO1State)
+    graph.add_node("reason", partial(reason, deps=deps), destinations=("search", "finish"))
+    graph.add_node("search", partial(search, deps=deps))
+    graph.add_node("finish", partial(finish, deps=deps))
+    graph.add_edge(START, "reason")
+    graph.add_edge("search", "reason")
+    graph.add_edge("finish", END)
+    return graph.compile(checkpointer=checkpointer, name="search-o1")
+
+
+def _conversation(state: SearchO1State, deps: Deps) -> list[BaseMessage]:
+    max_searches = state.get("max_searches") or deps.settings.max_searches
+    messages: list[BaseMessage] = [
+        SystemMessage(prompt.REASON_SYSTEM.format(max_searches=max_searches)),
+        HumanMessage(prompt.REASON_USER.format(question=state["question"])),
+    ]
+    for turn in state.get("turns", []):
+        kind = AIMessage if turn["role"] == "assistant" else HumanMessage
+        messages.append(kind(turn["content"]))
+    return messages
+
+
+def reason(state: SearchO1State, deps: Deps) -> Command[Literal["search", "finish"]]:
+    """Generate until the model writes a search query (the stop sequence) or an answer."""
+    max_searches = state.get("max_searches") or deps.settings.max_searches
+    bound = deps.llm.bind(stop=[prompt.END_QUERY], max_tokens=deps.settings.reasoning_tokens)
+    reply = bound.invoke(_conversation(state, deps))
+    # An endpoint that ignores stop sequences goes on to imagine the results: cut them off.
+    text = strip_thinking(str(reply.content)).split(prompt.END_QUERY, 1)[0].strip()
+    usage = usage_of(reply)
+    query = _query(text)
+    turns = len(state.get("turns", []))
+    spent = (state.get("usage") or Usage()) + usage
+    # Each search takes two turns; a model that keeps asking past the limit is cut off.
+    out_of_room = turns >= 2 * max_searches + 2 or not _within_budget(spent, deps)
+    if query and not out_of_room:
+        turn = Turn(role="assistant", content=f"{text}{prompt.END_QUERY}")
+        return Command(goto="search", update={"turns": [turn], "query": query, "usage": usage})
+    update = {"turns": [Turn(role="assistant", content=text)], "usage": usage}
+    answer = _answer(text)
+    if answer:
+        update["answer"] = answer
+    return Command(goto="finish", update=update)
+
+
+def search(state: SearchO1State, deps: Deps) -> dict:
+    """Search the query in its routed sources and condense what was found (Reason-in-Documents);
+    a repeated query is answered from what its first search found."""
+    query = state["query"]
+    findings = state.get("findings", {})
+    max_searches = state.get("max_searches") or deps.settings.max_searches
+    if query.casefold() in findings:
+        return _result(findings[query.casefold()])
+    if state.get("iteration", 0) >= max_searches:
+        return {"turns": [Turn(role="user", content=prompt.LIMIT_REACHED)]}
+    sources = available_sources(state, deps)
+    routes, usage = plan_routes([query], sources, deps)
+    with ThreadPoolExecutor(max_workers=len(routes[0].sources)) as pool:
+        found = list(pool.map(lambda s: search_source(query, s, deps), routes[0].sources))
+    chunks: dict[str, Chunk] = {}
+    notes: list[str] = []
+    for update in found:
+        chunks = merge_chunks(chunks, update["chunks"])
+        usage = usage + update.get("usage", Usage())
+        notes += update.get("notes", [])
+    best = sorted(chunks.values(), key=lambda c: -c.score)[:EXCERPTS_PER_SEARCH]
+    numbers = dict(state.get("numbers", {}))
+    for chunk in best:
+        numbers.setdefault(chunk.id, len(numbers) + 1)
+    condensed, cost = _read_documents(state, query, best, numbers, deps)
+    return {
+        **_result(condensed),
+        "sub_queries": [query],
+        "findings": {**findings, query.casefold(): condensed},
+        "chunks": chunks,
+        "numbers": numbers,
+        "iteration": state.get("iteration", 0) + 1,
+        "usage": usage + cost,
+        "notes": notes,
+    }
+
+
+def finish(state: SearchO1State, deps: Deps) -> dict:
+    """The short answer (asked for once more if the reasoning ended without one) and a short
+    report citing the excerpts the reasoning read."""
+    usage = Usage()
+    answer = state.get("answer", "")
+    if not answer:
+        messages = _conversation(state, deps) + [HumanMessage(prompt.LIMIT_REACHED)]
+        reply = deps.llm.bind(max_tokens=deps.settings.reasoning_tokens).invoke(messages)
+        usage = usage_of(reply)
+        text = strip_thinking(str(reply.content)).strip()
+        answer = _answer(text) or _last_line(text)
+    shown = _report_excerpts(state)
+    body = [f"# {state['question']}", f"**Answer:** {answer or 'not found'}"]
+    if shown:
+        number = {chunk.id: n for n, chunk in enumerate(shown, 1)}
+        excerpts = "\n\n".join(f"[{number[c.id]}] {label(c)}\n{quoted(c.text)}" for c in shown)
+        messages = [
+            SystemMessage(prompt.REPORT_SYSTEM),
+            HumanMessage(
+                prompt.REPORT_USER.format(
+                    question=state["question"], answer=answer, excerpts=excerpts
+                )
+            ),
+        ]
+        reply, cost = ask_structured(
+            deps.llm, messages, CitedText, max_tokens=deps.settings.section_tokens
+        )
+        usage = usage + cost
+        findings = reply.render(set(number.values())) if reply else ""
+        body.append(f"## Findings\n\n{findings or 'The findings could not be written.'}")
+    else:
+        body.append("Nothing relevant was found in the searched sources.")
+    report, sources = resolve_citations("\n\n".join(body), shown)
+    notes = "".join(f"\n- {note}" for note in dict.fromkeys(state.get("notes", [])))
+    if notes:
+        report += "\n\n## Notes\n\nSome sources could not be searched or read:" + notes
+    return {
+        "answer": answer,
+        "report": f"{report}\n\n{sources_section(sources)}\n",
+        "sources": sources,
+        "usage": usage,
+    }
+
+
+def _result(knowledge: str) -> dict:
+    content = f"{prompt.BEGIN_RESULT}\n{knowledge}\n{prompt.END_RESULT}\n\n{prompt.CONTINUE}"
+    return {"turns": [Turn(role="user", content=content)]}
+
+
+def _read_documents(
+    state: SearchO1State, query: str, chunks: list[Chunk], numbers: dict[str, int], deps: Deps
+) -> tuple[str, Usage]:
+    """Reason-in-Documents: only what helps, condensed, with the excerpt numbers it came from."""
+    if not chunks:
+        return "No helpful information found.", Usage()
+    reasoning = "\n".join(t["content"] for t in state.get("turns", []) if t["role"] == "assistant")
+    excerpts = "\n\n".join(f"[{numbers[c.id]}] {label(c)}\n{quoted(c.text)}" for c in chunks)
+    messages = [
+        SystemMessage(prompt.DOCUMENTS_SYSTEM),
+        HumanMessage(
+            prompt.DOCUMENTS_USER.format(
+                question=state["question"],
+                reasoning=reasoning or "(none yet)",
+                query=query,
+                excerpts=excerpts,
+            )
+        ),
+    ]
+    reply = deps.llm.bind(max_tokens=deps.settings.section_tokens).invoke(messages)
+    text = strip_thinking(str(reply.content)).strip()
+    return text or "No helpful information found.", usage_of(reply)
+
+
+def _report_excerpts(state: SearchO1State) -> list[Chunk]:
+    """The excerpts the reasoning read, in the order it read them, those its condensed
+    knowledge cites first."""
+    chunks = state.get("chunks", {})
+    numbers = state.get("numbers", {})
+    read = sorted((n, chunk_id) for chunk_id, n in numbers.items() if chunk_id in chunks)
+    knowledge = " ".join(state.get("findings", {}).values())
+    cited = [chunk_id for n, chunk_id in read if f"[{n}]" in knowledge]
+    ordered = cited + [chunk_id for _, chunk_id in read if chunk_id not in cited]
+    return [chunks[chunk_id] for chunk_id in ordered[:REPORT_EXCERPTS]]
+
+
+def _query(text: str) -> str:
+    if prompt.BEGIN_QUERY not in text:
+        return ""
+    tail = text.rsplit(prompt.BEGIN_QUERY, 1)[1]
+    if prompt.FINAL in tail:
+        return ""
+    queries = clean_queries([tail.replace(prompt.END_QUERY, "")], 1)
+    return queries[0] if queries else ""
+
+
+def _answer(text: str) -> str:
+    if prompt.FINAL not in text:
+        return ""
+    answer = text.rsplit(prompt.FINAL, 1)[1].strip().splitlines()
+    return answer[0].strip(" *.") if answer else ""
+
+
+def _last_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1] if lines else ""
+
+
+def _within_budget(spent: Usage, deps: Deps) -> bool:
+    tokens = spent.prompt_tokens + spent.completion_tokens
+    # Leave room for the closing calls (answer, report).
+    return spent.llm_calls + 2 < deps.settings.max_llm_calls and tokens < deps.settings.max_tokens
