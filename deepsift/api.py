@@ -8,7 +8,6 @@ from typing import Any, Literal
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
-from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
@@ -19,7 +18,7 @@ from deepsift.deps import Deps
 from deepsift.errors import UserError
 from deepsift.graph import build_graph
 from deepsift.search_o1 import build_search_o1
-from deepsift.state import Chunk, Route, Source, Usage
+from deepsift.state import Usage
 from deepsift.store import StoreError
 from deepsift.web.source import WEB
 
@@ -47,8 +46,6 @@ class ResearchResult(BaseModel):
     notes: list[str]  # sources that failed (web searches, pages); the report lists them too
     thread_id: str
 
-
-_STATE_TYPES = [(cls.__module__, cls.__name__) for cls in (Chunk, Route, Source, Usage)]
 
 AGENTS = ("deepsift", "search-o1")
 
@@ -201,7 +198,6 @@ def _checkpointer(settings: Settings, on_disk: bool) -> Iterator[BaseCheckpointS
         yield InMemorySaver()
         return
     with SqliteSaver.from_conn_string(str(settings.checkpoint_path)) as saver:
-        saver.serde = JsonPlusSerializer(allowed_msgpack_modules=_STATE_TYPES)
         yield saver
 
 

@@ -12,7 +12,14 @@ from typing import Any
 import openai
 from rich.console import Console
 from rich.markdown import Markdown
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 
 from deepsift.citations import display_path
@@ -103,6 +110,16 @@ def _parser() -> argparse.ArgumentParser:
         "--review", action="store_true", help="review and edit the planned searches before they run"
     )
     research.set_defaults(run=run_research)
+
+    batch = commands.add_parser("batch", help="research every question of a JSONL file")
+    batch.add_argument(
+        "questions", type=Path, metavar="QUESTIONS.jsonl", help='lines {"id", "question"}'
+    )
+    batch.add_argument("-o", "--output", type=Path, required=True, metavar="ANSWERS.jsonl")
+    batch.add_argument("--agent", choices=["deepsift", "search-o1"], default="deepsift")
+    batch.add_argument("--concurrency", type=int, default=4, help="questions in flight at once")
+    batch.add_argument("--collections", help="comma-separated sources to search")
+    batch.set_defaults(run=run_batch_command)
 
     graph = commands.add_parser("graph", help="print the research graph as a Mermaid diagram")
     graph.set_defaults(run=run_graph)
@@ -211,9 +228,7 @@ def run_research(args: argparse.Namespace, settings: Settings) -> int:
     for flag in ("max_iterations", "max_searches"):
         if getattr(args, flag) is not None and getattr(args, flag) < 1:
             raise UserError(f"--{flag.replace('_', '-')} must be at least 1")
-    collections = (
-        [c.strip() for c in args.collections.split(",") if c.strip()] if args.collections else None
-    )
+    collections = _split(args.collections)
     with err.status("starting", spinner="dots") as status:
         result = research(
             args.question,
@@ -315,6 +330,58 @@ def _edit_plan(plan: list[dict[str, Any]], line: str, sources: dict[str, str]) -
         route["sources"] = picked
     else:
         raise ValueError(f"not understood: {line!r}\n{REVIEW_HELP}")
+
+
+def run_batch_command(args: argparse.Namespace, settings: Settings) -> int:
+    from deepsift.batch import answered_ids, read_questions, run_batch
+
+    if args.concurrency < 1:
+        raise UserError("--concurrency must be at least 1")
+    questions = read_questions(args.questions)
+    done = answered_ids(args.output)
+    todo = [q for q in questions if q.id not in done]
+    if done:
+        err.print(f"{len(done)} already answered in {args.output}; {len(todo)} to go")
+    concurrency = args.concurrency
+    if settings.uses_local_llm and concurrency > 1:
+        err.print("note: the embedded model serves one request at a time; running 1 at a time")
+        concurrency = 1
+    columns = [
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[failed]} failed"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+    ]
+    failed = 0
+    with Progress(*columns, console=err) as progress:
+        task = progress.add_task("questions", total=len(todo), failed=0)
+
+        def on_done(question_id: str, error: str | None) -> None:
+            nonlocal failed
+            if error:
+                failed += 1
+                progress.console.print(
+                    f"[yellow]failed[/yellow] {question_id}: {error}", highlight=False
+                )
+            progress.update(task, advance=1, failed=failed)
+
+        run_batch(
+            todo,
+            args.output,
+            settings,
+            agent=args.agent,
+            concurrency=concurrency,
+            collections=_split(args.collections),
+            on_done=on_done,
+        )
+    err.print(f"{len(todo) - failed} answered, {failed} failed; answers in {args.output}")
+    return 1 if todo and failed == len(todo) else 0
+
+
+def _split(names: str | None) -> list[str] | None:
+    return [n.strip() for n in names.split(",") if n.strip()] if names else None
 
 
 def run_graph(args: argparse.Namespace, settings: Settings) -> int:

@@ -20,7 +20,7 @@ from deepsift.nodes.review import review
 from deepsift.nodes.route import route
 from deepsift.nodes.search import search
 from deepsift.nodes.synthesize import synthesize
-from deepsift.state import ResearchState
+from deepsift.state import ResearchState, allow_state_types
 
 
 def build_graph(
@@ -33,6 +33,7 @@ def build_graph(
     """The research graph; `finish` picks its last step: a cited report, a short answer, or none
     (retrieval only, for evaluating search)."""
     deps = deps or Deps.from_settings(settings or Settings())
+    allow_state_types(checkpointer)
     return _wire(deps, finish, context_schema).compile(checkpointer=checkpointer, name="deepsift")
 
 

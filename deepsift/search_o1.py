@@ -26,7 +26,15 @@ from deepsift.nodes.search import search_source
 from deepsift.nodes.synthesize import CitedText
 from deepsift.prompts import search_o1 as prompt
 from deepsift.prompts.excerpts import label, quoted
-from deepsift.state import Chunk, Source, Usage, add_usage, merge_chunks, usage_of
+from deepsift.state import (
+    Chunk,
+    Source,
+    Usage,
+    add_usage,
+    allow_state_types,
+    merge_chunks,
+    usage_of,
+)
 from deepsift.structured import ask_structured, strip_thinking
 
 EXCERPTS_PER_SEARCH = 5
@@ -61,6 +69,7 @@ def build_search_o1(
     deps: Deps, checkpointer: BaseCheckpointSaver | None = None
 ) -> CompiledStateGraph:
     """reason -> search -> reason ... -> finish (a short answer and a cited report)."""
+    allow_state_types(checkpointer)
     graph = StateGraph(SearchO1State)
     graph.add_node("reason", partial(reason, deps=deps), destinations=("search", "finish"))
     graph.add_node("search", partial(search, deps=deps))

@@ -3,6 +3,7 @@
 import operator
 from typing import Annotated, Any, TypedDict
 
+from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from pydantic import BaseModel
 
 
@@ -97,6 +98,17 @@ class ResearchState(TypedDict, total=False):
     report: str
     sources: list[Source]
     answer: str  # short-answer mode
+
+
+def allow_state_types(checkpointer: Any) -> None:
+    """Let a checkpointer restore the state's own record classes: LangGraph's default serializer
+    warns on types it was not told about (and is to refuse them). A custom serializer is kept."""
+    if (
+        checkpointer is not None
+        and type(getattr(checkpointer, "serde", None)) is JsonPlusSerializer
+    ):
+        types = [(cls.__module__, cls.__name__) for cls in (Chunk, Route, Source, Usage)]
+        checkpointer.serde = JsonPlusSerializer(allowed_msgpack_modules=types)
 
 
 class SearchTask(TypedDict):

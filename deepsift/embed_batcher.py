@@ -1,0 +1,58 @@
+"""One embedder shared by many questions in flight: their embedding requests are served together.
+
+As in Search-o1's batch inference, retrieval requests of questions that wait at the same time go
+to the model as one batch. The first caller becomes the leader: it waits `window` seconds for
+others to arrive, embeds everything pending in one call, and keeps serving what arrived in the
+meantime until nothing is left. The others just wait for their share of the result.
+"""
+
+import threading
+import time
+from concurrent.futures import Future
+
+from deepsift.models import Embedder
+
+
+class EmbedBatcher:
+    def __init__(self, embedder: Embedder, window: float = 0.005) -> None:
+        self.name = embedder.name
+        self.dim = embedder.dim
+        self._embedder = embedder
+        self._window = window
+        self._lock = threading.Lock()
+        self._pending: list[tuple[list[str], Future]] = []
+        self._serving = False
+        self.requests = 0  # embed() calls received
+        self.model_calls = 0  # batches sent to the model
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        future: Future = Future()
+        with self._lock:
+            self.requests += 1
+            self._pending.append((texts, future))
+            lead = not self._serving
+            self._serving = True
+        if lead:
+            time.sleep(self._window)
+            self._serve_until_idle()
+        return future.result()
+
+    def _serve_until_idle(self) -> None:
+        while True:
+            with self._lock:
+                batch, self._pending = self._pending, []
+                if not batch:
+                    self._serving = False
+                    return
+                self.model_calls += 1
+            texts = [text for request, _ in batch for text in request]
+            try:
+                vectors = self._embedder.embed(texts) if texts else []
+            except Exception as e:  # every waiting caller sees the failure, none hangs
+                for _, future in batch:
+                    future.set_exception(e)
+                continue
+            start = 0
+            for request, future in batch:
+                future.set_result(vectors[start : start + len(request)])
+                start += len(request)
