@@ -63,7 +63,7 @@ def run_eval(args: argparse.Namespace, settings: Settings) -> int:
     if not any(q.paragraphs for q in questions):
         raise UserError(
             f"dataset {args.dataset} has no context paragraphs to search; questions like FRAMES "
-            "or SimpleQA need a web source, which deepsift does not have yet"
+            "or SimpleQA need web search, which `deepsift eval` does not run yet"
         )
     selected = questions[: args.limit] if args.limit else questions
     digest = dataset_hash(args.dataset)
