@@ -197,7 +197,9 @@ def finish(state: SearchO1State, deps: Deps) -> dict:
 
 
 def _result(knowledge: str) -> dict:
-    content = f"{prompt.BEGIN_RESULT}\n{knowledge}\n{prompt.END_RESULT}\n\n{prompt.CONTINUE}"
+    found = not knowledge.startswith(prompt.NOTHING_FOUND)
+    after = prompt.CONTINUE if found else prompt.CONTINUE_AFTER_NOTHING
+    content = f"{prompt.BEGIN_RESULT}\n{knowledge}\n{prompt.END_RESULT}\n\n{after}"
     return {"turns": [Turn(role="user", content=content)]}
 
 
@@ -206,7 +208,7 @@ def _read_documents(
 ) -> tuple[str, Usage]:
     """Reason-in-Documents: only what helps, condensed, with the excerpt numbers it came from."""
     if not chunks:
-        return "No helpful information found.", Usage()
+        return prompt.NOTHING_FOUND, Usage()
     reasoning = "\n".join(t["content"] for t in state.get("turns", []) if t["role"] == "assistant")
     excerpts = "\n\n".join(f"[{numbers[c.id]}] {label(c)}\n{quoted(c.text)}" for c in chunks)
     messages = [
@@ -222,7 +224,7 @@ def _read_documents(
     ]
     reply = deps.llm.bind(max_tokens=deps.settings.section_tokens).invoke(messages)
     text = strip_thinking(str(reply.content)).strip()
-    return text or "No helpful information found.", usage_of(reply)
+    return text or prompt.NOTHING_FOUND, usage_of(reply)
 
 
 def _report_excerpts(state: SearchO1State) -> list[Chunk]:

@@ -11,7 +11,8 @@ The system then reads what the search found and gives you the relevant knowledge
 {BEGIN_RESULT}...{END_RESULT}
 Search as many times as you need, at most {{max_searches}} times. Search for one fact at a time; \
 for a question in several steps (who directed a film, then where that person was born) search \
-each step with the names you found.
+each step with the names you found. If a search finds nothing helpful, search again with other \
+words or a smaller step before you give up.
 
 Think step by step. When you know the answer, end with one line:
 {FINAL} <the short answer: a name, date, number or yes/no>
@@ -23,7 +24,13 @@ I need the director of Jaws.
 
 REASON_USER = "Question: {question}"
 
+NOTHING_FOUND = "No helpful information found."
 CONTINUE = "Continue your reasoning."
+# Small models give up after an empty search; said right there, they search again instead.
+CONTINUE_AFTER_NOTHING = (
+    "Continue your reasoning: search again with other words or a smaller step, "
+    "or answer if you can."
+)
 LIMIT_REACHED = (
     f"No more searches are allowed. Answer from what you have found, ending with '{FINAL} ...'."
 )
