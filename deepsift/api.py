@@ -10,7 +10,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph.state import CompiledStateGraph
-from langgraph.types import Command
+from langgraph.types import Command, StateSnapshot
 from pydantic import BaseModel
 
 from deepsift.config import Settings
@@ -159,17 +159,7 @@ def research(
                     run_input.update(max_iterations=bound, review=review)
                 else:
                     run_input.update(max_searches=bound)
-            while run_input is not None or saved.next:
-                for update in graph.stream(run_input, config, stream_mode="updates"):
-                    for node, change in update.items():
-                        if on_update and isinstance(change, dict):
-                            on_update(node, change)
-                saved = graph.get_state(config)
-                waiting = [i.value for i in saved.interrupts]
-                plan = reviewer(waiting[0]) if waiting and reviewer else None
-                if plan is None:
-                    break
-                run_input = Command(resume=plan)
+            saved = _advance(graph, run_input, saved, config, on_update, reviewer)
             values = saved.values
     finally:
         if own_deps:
@@ -199,6 +189,31 @@ def _checkpointer(settings: Settings, on_disk: bool) -> Iterator[BaseCheckpointS
         return
     with SqliteSaver.from_conn_string(str(settings.checkpoint_path)) as saver:
         yield saver
+
+
+def _advance(
+    graph: CompiledStateGraph,
+    run_input: dict | None,
+    saved: StateSnapshot,
+    config: dict,
+    on_update: UpdateHandler | None,
+    reviewer: Reviewer | None,
+) -> StateSnapshot:
+    """Run from the input (or on from the checkpoint) until the end, or until a pause for
+    review that no reviewer answers; the state it stopped in."""
+    command: dict | Command | None = run_input
+    while command is not None or saved.next:
+        for update in graph.stream(command, config, stream_mode="updates"):
+            for node, change in update.items():
+                if on_update and isinstance(change, dict):
+                    on_update(node, change)
+        saved = graph.get_state(config)
+        waiting = [pause.value for pause in saved.interrupts]
+        plan = reviewer(waiting[0]) if waiting and reviewer else None
+        if plan is None:
+            return saved
+        command = Command(resume=plan)
+    return saved
 
 
 def _graph(agent: str, deps: Deps, saver: BaseCheckpointSaver) -> CompiledStateGraph:
