@@ -52,6 +52,14 @@ def resolve_citations(text: str, shown: list[Chunk]) -> tuple[str, list[Source]]
     return body, list(documents.values())
 
 
+def notes_section(notes: list[str]) -> str:
+    """What failed along the way (web searches, pages), each once; "" when nothing did."""
+    if not notes:
+        return ""
+    lines = "".join(f"\n- {note}" for note in dict.fromkeys(notes))
+    return "## Notes\n\nSome sources could not be searched or read:" + lines
+
+
 def sources_section(sources: list[Source]) -> str:
     lines = [f"[{s.n}] {s.title} — `{display_path(s.source)}`" for s in sources]
     return "## Sources\n\n" + ("\n\n".join(lines) if lines else "No source was cited.")

@@ -18,7 +18,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
 
-from deepsift.citations import resolve_citations, sources_section
+from deepsift.citations import notes_section, resolve_citations, sources_section
 from deepsift.deps import Deps
 from deepsift.nodes.queries import clean_queries
 from deepsift.nodes.route import available_sources, plan_routes
@@ -185,9 +185,8 @@ def finish(state: SearchO1State, deps: Deps) -> dict:
     else:
         body.append("Nothing relevant was found in the searched sources.")
     report, sources = resolve_citations("\n\n".join(body), shown)
-    notes = "".join(f"\n- {note}" for note in dict.fromkeys(state.get("notes", [])))
-    if notes:
-        report += "\n\n## Notes\n\nSome sources could not be searched or read:" + notes
+    if notes := notes_section(state.get("notes", [])):
+        report += f"\n\n{notes}"
     return {
         "answer": answer,
         "report": f"{report}\n\n{sources_section(sources)}\n",

@@ -4,7 +4,7 @@ from concurrent.futures import ThreadPoolExecutor
 from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel
 
-from deepsift.citations import resolve_citations, sources_section
+from deepsift.citations import notes_section, resolve_citations, sources_section
 from deepsift.deps import Deps
 from deepsift.prompts import synthesize as prompt
 from deepsift.prompts.excerpts import label, quoted
@@ -101,9 +101,8 @@ def synthesize(state: ResearchState, deps: Deps) -> dict:
     else:
         body.append("Nothing relevant was found in the searched sources.")
     report, sources = resolve_citations("\n\n".join(body), shown)
-    notes = "".join(f"\n- {note}" for note in dict.fromkeys(state.get("notes", [])))
-    if notes:
-        report += "\n\n## Notes\n\nSome sources could not be searched or read:" + notes
+    if notes := notes_section(state.get("notes", [])):
+        report += f"\n\n{notes}"
     return {
         "report": f"{report}\n\n{sources_section(sources)}\n",
         "sources": sources,
