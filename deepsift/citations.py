@@ -52,6 +52,15 @@ def resolve_citations(text: str, shown: list[Chunk]) -> tuple[str, list[Source]]
     return body, list(documents.values())
 
 
+def cited_report(body: str, shown: list[Chunk], notes: list[str]) -> tuple[str, list[Source]]:
+    """The report as delivered: citations resolved against the excerpts `shown`, then what
+    failed along the way (if anything), then the Sources."""
+    report, sources = resolve_citations(body, shown)
+    if notes := notes_section(notes):
+        report += f"\n\n{notes}"
+    return f"{report}\n\n{sources_section(sources)}\n", sources
+
+
 def notes_section(notes: list[str]) -> str:
     """What failed along the way (web searches, pages), each once; "" when nothing did."""
     if not notes:

@@ -332,6 +332,19 @@ def _edit_plan(plan: list[dict[str, Any]], line: str, sources: dict[str, str]) -
         raise ValueError(f"not understood: {line!r}\n{REVIEW_HELP}")
 
 
+def counting_progress() -> Progress:
+    """A progress bar of done items that also counts failures and shows the time left."""
+    columns = [
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[failed]} failed"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+    ]
+    return Progress(*columns, console=err)
+
+
 def run_batch_command(args: argparse.Namespace, settings: Settings) -> int:
     from deepsift.batch import answered_ids, read_questions, run_batch
 
@@ -346,16 +359,8 @@ def run_batch_command(args: argparse.Namespace, settings: Settings) -> int:
     if settings.uses_local_llm and concurrency > 1:
         err.print("note: the embedded model serves one request at a time; running 1 at a time")
         concurrency = 1
-    columns = [
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[failed]} failed"),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-    ]
     failed = 0
-    with Progress(*columns, console=err) as progress:
+    with counting_progress() as progress:
         task = progress.add_task("questions", total=len(todo), failed=0)
 
         def on_done(question_id: str, error: str | None) -> None:

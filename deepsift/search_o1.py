@@ -18,7 +18,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
 
-from deepsift.citations import notes_section, resolve_citations, sources_section
+from deepsift.citations import cited_report
 from deepsift.deps import Deps
 from deepsift.nodes.queries import clean_queries
 from deepsift.nodes.route import available_sources, plan_routes
@@ -184,12 +184,10 @@ def finish(state: SearchO1State, deps: Deps) -> dict:
         body.append(f"## Findings\n\n{findings or 'The findings could not be written.'}")
     else:
         body.append("Nothing relevant was found in the searched sources.")
-    report, sources = resolve_citations("\n\n".join(body), shown)
-    if notes := notes_section(state.get("notes", [])):
-        report += f"\n\n{notes}"
+    report, sources = cited_report("\n\n".join(body), shown, state.get("notes", []))
     return {
         "answer": answer,
-        "report": f"{report}\n\n{sources_section(sources)}\n",
+        "report": report,
         "sources": sources,
         "usage": usage,
     }

@@ -10,10 +10,9 @@ from rich.progress import (
     MofNCompleteColumn,
     Progress,
     TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
 )
 
+from deepsift.cli import counting_progress
 from deepsift.config import Settings
 from deepsift.deps import Deps
 from deepsift.errors import UserError
@@ -119,15 +118,7 @@ def _run(evaluator, agents, selected, results, args) -> bool:
     todo = [(a, q) for a in agents for q in selected if (a, q.id) not in results.done]
     first = 1 if args.mode == "retrieval" else args.max_iterations
     bounds = list(range(first, args.max_iterations + 1))
-    columns = [
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[failed]} failed"),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-    ]
-    with Progress(*columns, console=err) as progress:
+    with counting_progress() as progress:
         task = progress.add_task("evaluating", total=len(todo), failed=0)
         errors = 0
         try:

@@ -4,7 +4,7 @@ from concurrent.futures import ThreadPoolExecutor
 from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel
 
-from deepsift.citations import notes_section, resolve_citations, sources_section
+from deepsift.citations import cited_report
 from deepsift.deps import Deps
 from deepsift.prompts import synthesize as prompt
 from deepsift.prompts.excerpts import label, quoted
@@ -100,11 +100,9 @@ def synthesize(state: ResearchState, deps: Deps) -> dict:
         body.append(f"## Conclusion\n\n{conclusion}")
     else:
         body.append("Nothing relevant was found in the searched sources.")
-    report, sources = resolve_citations("\n\n".join(body), shown)
-    if notes := notes_section(state.get("notes", [])):
-        report += f"\n\n{notes}"
+    report, sources = cited_report("\n\n".join(body), shown, state.get("notes", []))
     return {
-        "report": f"{report}\n\n{sources_section(sources)}\n",
+        "report": report,
         "sources": sources,
         "usage": usage,
     }
