@@ -58,11 +58,6 @@ def _any_address(address: Address) -> bool:
     return True
 
 
-def check_url(url: str, allow_private: bool) -> None:
-    """Raise FetchError unless url is http(s) and every address its host resolves to is public."""
-    _checked_address(_parse(url), _any_address if allow_private else is_public, url)
-
-
 def _parse(url: str) -> httpx.URL:
     try:
         return httpx.URL(url)
