@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from conftest import CORPUS, run_cli
-from scripted import SUB_QUERIES
+from fake_openai import FakeOpenAI
+from scripted import SUB_QUERIES, ScriptedSearchO1
 
 
 def _ingest_sample_corpus(data: Path) -> None:
@@ -229,3 +230,24 @@ def test_web_without_a_tavily_key_is_one_line_with_exit_2(data, scripted_llm):
     lines = [line for line in result.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and "needs a Tavily API key" in lines[0], result.stderr
     assert scripted_llm.requests == []
+
+
+def test_search_o1_prints_the_same_json_shape_with_its_answer(data):
+    with FakeOpenAI(ScriptedSearchO1(["Kestrel Works budget"])) as llm:
+        result = run_cli(
+            "research",
+            "What did Kestrel Works cost?",
+            "--agent",
+            "search-o1",
+            "--json",
+            data=data,
+            DEEPSIFT_LLM_BASE_URL=llm.url,
+            DEEPSIFT_LLM_API_KEY="k",
+        )
+
+    assert result.returncode == 0, result.stderr
+    answer = json.loads(result.stdout)
+    assert answer["agent"] == "search-o1" and answer["answer"] == "Marrowby"
+    assert answer["sub_queries"] == ["Kestrel Works budget"] and answer["iterations"] == 1
+    assert answer["sources"] and "## Sources" in answer["report"]
+    assert "searching for “Kestrel Works budget”" in result.stderr
