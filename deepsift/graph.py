@@ -20,7 +20,7 @@ from deepsift.nodes.review import review
 from deepsift.nodes.route import route
 from deepsift.nodes.search import search
 from deepsift.nodes.synthesize import synthesize
-from deepsift.state import ResearchState, allow_state_types
+from deepsift.state import ResearchInput, ResearchState, allow_state_types
 
 
 def build_graph(
@@ -44,7 +44,7 @@ def mermaid() -> str:
 
 def _wire(deps: Deps | None, finish: str, context_schema: type | None = None) -> StateGraph:
     last = {"report": "synthesize", "answer": "answer", "retrieval": END}[finish]
-    graph = StateGraph(ResearchState, context_schema=context_schema)
+    graph = StateGraph(ResearchState, context_schema=context_schema, input_schema=ResearchInput)
     graph.add_node("decompose", partial(decompose, deps=deps))
     graph.add_node("route", partial(route, deps=deps), destinations=("search", "review"))
     graph.add_node("review", partial(review, deps=deps), destinations=("search",))

@@ -10,13 +10,14 @@ search result is the next user turn, so it runs on any OpenAI-compatible chat en
 import operator
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
-from typing import Annotated, Literal, TypedDict
+from typing import Annotated, Literal
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
+from typing_extensions import TypedDict
 
 from deepsift.citations import cited_report
 from deepsift.deps import Deps

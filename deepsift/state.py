@@ -1,10 +1,11 @@
 """The research graph's state, the records it carries, and their reducers."""
 
 import operator
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, Any
 
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from pydantic import BaseModel
+from typing_extensions import Required, TypedDict  # pydantic needs these before 3.12
 
 
 class Usage(BaseModel):
@@ -79,6 +80,16 @@ class Source(BaseModel):
     title: str
     source: str
     chunk_ids: list[str]
+
+
+class ResearchInput(TypedDict, total=False):
+    """What a run starts from; only the question is required."""
+
+    agent: str
+    question: Required[str]
+    collections: list[str]
+    max_iterations: int
+    review: bool
 
 
 class ResearchState(TypedDict, total=False):

@@ -1,3 +1,4 @@
+import asyncio
 import importlib
 import json
 
@@ -78,11 +79,13 @@ def test_langgraph_json_names_a_graph_that_imports_compiles_and_takes_settings(t
         }
     }
 
-    graph = getattr(module, attribute)(config)
+    graph = asyncio.run(getattr(module, attribute)(config))
 
     assert set(graph.nodes) >= {"decompose", "route", "review", "search", "reflect", "synthesize"}
-    assert {"top_k", "max_iterations", "llm_base_url"} <= set(
-        graph.get_context_jsonschema()["properties"]
-    )
+    fields = set(graph.get_context_jsonschema()["properties"])
+    assert {"top_k", "max_iterations", "llm_base_url"} <= fields
+    secrets = {"llm_api_key", "embedding_api_key", "tavily_api_key", "milvus_token"}
+    assert not fields & secrets and not any(f.startswith("DEEPSIFT_") for f in fields)
+    assert graph.get_input_jsonschema()["required"] == ["question"]
     search = graph.nodes["search"].bound.func  # the partial holding this run's deps
     assert search.keywords["deps"].settings.top_k == 7
