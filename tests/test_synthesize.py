@@ -18,3 +18,14 @@ def test_numbers_outside_what_the_writer_was_shown_are_dropped():
     text = CitedText(sentences=[CitedSentence(text="Cost rose.", excerpts=[3, 8])])
 
     assert text.render(citable={3, 4}) == "Cost rose [3]."
+
+
+def test_marks_the_model_wrote_into_its_text_are_replaced_by_the_checked_ones():
+    text = CitedText(
+        sentences=[
+            CitedSentence(text="The plant cost more [4].", excerpts=[4]),
+            CitedSentence(text="It opened in 2024 [2, 9]", excerpts=[2]),
+        ]
+    )
+
+    assert text.render({2, 4}) == "The plant cost more [4]. It opened in 2024 [2]"

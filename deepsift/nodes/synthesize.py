@@ -12,6 +12,7 @@ from deepsift.state import Chunk, ResearchState, Usage, ranked
 from deepsift.structured import ask_structured
 
 MAX_SECTIONS = 6
+_WRITTEN_MARKS = re.compile(r"\s*\[\d+(?:\s*[,;]\s*\d+)*\]")
 
 
 class CitedSentence(BaseModel):
@@ -30,7 +31,8 @@ class CitedText(BaseModel):
         seen: set[str] = set()
         rendered = []
         for sentence in self.sentences:
-            text = sentence.text.strip()
+            # Marks the model wrote into the text itself are not checked: only `excerpts` cite.
+            text = _WRITTEN_MARKS.sub("", sentence.text).strip()
             if not text or text in seen:  # small models loop; a repeated sentence adds nothing
                 continue
             seen.add(text)
