@@ -128,7 +128,7 @@ def search(state: SearchO1State, deps: Deps) -> dict:
         return {"turns": [Turn(role="user", content=prompt.LIMIT_REACHED)]}
     sources = available_sources(state, deps)
     routes, usage = plan_routes([query], sources, deps)
-    with ThreadPoolExecutor(max_workers=len(routes[0].sources)) as pool:
+    with ThreadPoolExecutor(max_workers=max(1, len(routes[0].sources))) as pool:
         found = list(pool.map(lambda s: search_source(query, s, deps), routes[0].sources))
     chunks: dict[str, Chunk] = {}
     notes: list[str] = []
