@@ -26,7 +26,7 @@ from deepsift.nodes.route import available_sources, plan_routes
 from deepsift.nodes.search import search_source
 from deepsift.nodes.synthesize import CitedText
 from deepsift.prompts import search_o1 as prompt
-from deepsift.prompts.excerpts import label, quoted
+from deepsift.prompts.excerpts import numbered
 from deepsift.state import (
     Chunk,
     Source,
@@ -168,7 +168,7 @@ def finish(state: SearchO1State, deps: Deps) -> dict:
     body = [f"# {state['question']}", f"**Answer:** {answer or 'not found'}"]
     if shown:
         number = {chunk.id: n for n, chunk in enumerate(shown, 1)}
-        excerpts = "\n\n".join(f"[{number[c.id]}] {label(c)}\n{quoted(c.text)}" for c in shown)
+        excerpts = numbered(shown, number)
         messages = [
             SystemMessage(prompt.REPORT_SYSTEM),
             HumanMessage(
@@ -208,7 +208,7 @@ def _read_documents(
     if not chunks:
         return prompt.NOTHING_FOUND, Usage()
     reasoning = "\n".join(t["content"] for t in state.get("turns", []) if t["role"] == "assistant")
-    excerpts = "\n\n".join(f"[{numbers[c.id]}] {label(c)}\n{quoted(c.text)}" for c in chunks)
+    excerpts = numbered(chunks, numbers)
     messages = [
         SystemMessage(prompt.DOCUMENTS_SYSTEM),
         HumanMessage(

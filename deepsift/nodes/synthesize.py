@@ -7,7 +7,7 @@ from pydantic import BaseModel
 from deepsift.citations import cited_report
 from deepsift.deps import Deps
 from deepsift.prompts import synthesize as prompt
-from deepsift.prompts.excerpts import label, quoted
+from deepsift.prompts.excerpts import numbered
 from deepsift.state import Chunk, ResearchState, Usage, ranked
 from deepsift.structured import ask_structured
 
@@ -77,7 +77,7 @@ def synthesize(state: ResearchState, deps: Deps) -> dict:
 
     def write_section(section: tuple[str, list[Chunk]]) -> tuple[str, Usage]:
         query, chunks = section
-        excerpts = "\n\n".join(f"[{number[c.id]}] {label(c)}\n{quoted(c.text)}" for c in chunks)
+        excerpts = numbered(chunks, number)
         user = prompt.SECTION_USER.format(
             question=state["question"], query=query, excerpts=excerpts
         )

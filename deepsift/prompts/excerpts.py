@@ -17,6 +17,11 @@ def quoted(text: str) -> str:
     return f"<excerpt>\n{_TAG.sub('', text).strip()}\n</excerpt>"
 
 
+def numbered(chunks: list[Chunk], number: dict[str, int]) -> str:
+    """Each chunk as `[n] label` over its quoted text, n from `number` (chunk id -> n)."""
+    return "\n\n".join(f"[{number[c.id]}] {label(c)}\n{quoted(c.text)}" for c in chunks)
+
+
 def label(chunk: Chunk) -> str:
     """Title and origin; web excerpts add their URL and date, so the model can weigh them."""
     if chunk.collection != "web":
