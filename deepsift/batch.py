@@ -65,8 +65,9 @@ def answered_ids(output: Path) -> set[str]:
     are dropped from the file (rewritten whole, then swapped in), so those questions run again."""
     if not output.exists():
         return set()
+    lines = output.read_text(encoding="utf-8").splitlines()
     kept, done = [], set()
-    for line in output.read_text(encoding="utf-8").splitlines():
+    for line in lines:
         try:
             row = json.loads(line)
         except json.JSONDecodeError:
@@ -74,6 +75,8 @@ def answered_ids(output: Path) -> set[str]:
         if isinstance(row, dict) and row.get("error") is None and "id" in row:
             kept.append(line)
             done.add(str(row["id"]))
+    if len(kept) == len(lines):
+        return done  # nothing to drop: the file stays as it is
     temporary = output.with_name(output.name + ".tmp")
     temporary.write_text("".join(f"{line}\n" for line in kept), encoding="utf-8")
     os.replace(temporary, output)
