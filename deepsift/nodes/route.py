@@ -8,7 +8,7 @@ from deepsift.deps import Deps
 from deepsift.prompts import route as prompt
 from deepsift.state import ResearchState, Route, SearchTask, Usage
 from deepsift.structured import ask_structured
-from deepsift.web import source as web_source
+from deepsift.web.source import DESCRIPTION as WEB_DESCRIPTION
 from deepsift.web.source import WEB
 
 
@@ -30,8 +30,7 @@ def available_sources(state: ResearchState, deps: Deps) -> dict[str, str]:
     """Name -> description of every source this run may search."""
     allowed = state.get("collections") or all_sources(deps)
     return {
-        name: web_source.DESCRIPTION if name == WEB else deps.store.description(name)
-        for name in allowed
+        name: WEB_DESCRIPTION if name == WEB else deps.store.description(name) for name in allowed
     }
 
 
