@@ -18,7 +18,7 @@ import numpy as np
 from _common import peak_rss_mib, print_table, save
 
 from deepsift.config import Settings
-from deepsift.store import Store
+from deepsift.store import Store, StoredChunk
 
 VOCABULARY = [f"w{n}" for n in range(20_000)]
 DIM = 384
@@ -37,20 +37,19 @@ def fill(
         count = min(5000, size - start)
         dense = vectors.standard_normal((count, DIM)).astype(np.float32)
         dense /= np.linalg.norm(dense, axis=1, keepdims=True)
-        rows = [
-            {
-                "id": f"c{start + n}",
-                "text": " ".join(rng.choices(VOCABULARY, k=120)),
-                "dense": dense[n].tolist(),
-                "source": f"doc{(start + n) // 10}",
-                "title": f"doc {(start + n) // 10}",
-                "position": (start + n) % 10,
-                "doc_hash": "0",
-                "metadata": {},
-            }
+        chunks = [
+            StoredChunk(
+                id=f"c{start + n}",
+                text=" ".join(rng.choices(VOCABULARY, k=120)),
+                vector=dense[n].tolist(),
+                source=f"doc{(start + n) // 10}",
+                title=f"doc {(start + n) // 10}",
+                position=(start + n) % 10,
+                doc_hash="0",
+            )
             for n in range(count)
         ]
-        store.add(name, rows)
+        store.add_chunks(name, chunks)
     store.flush(name)
     return time.perf_counter() - started
 

@@ -16,11 +16,8 @@ from pydantic import BaseModel
 from deepsift.config import Settings
 from deepsift.deps import Deps
 from deepsift.errors import UserError
-from deepsift.graph import build_graph
-from deepsift.search_o1 import build_search_o1
+from deepsift.graph import AGENTS, build_agent, recursion_limit
 from deepsift.state import Usage
-from deepsift.store import StoreError
-from deepsift.web.source import WEB
 
 
 class RunUsage(Usage):
@@ -47,40 +44,10 @@ class ResearchResult(BaseModel):
     thread_id: str
 
 
-AGENTS = ("deepsift", "search-o1")
-
 UpdateHandler = Callable[[str, dict[str, Any]], None]
 # Given the review payload ({"question", "routes", "sources"}), the plan to run: the routes as
 # they are or edited, or None to leave the run paused (resume later by thread id).
 Reviewer = Callable[[dict[str, Any]], list[dict[str, Any]] | None]
-
-
-def resolve_sources(deps: Deps, collections: list[str] | None, web: bool | None) -> list[str]:
-    """The sources a run searches: the named collections (every one by default), plus the web
-    when a Tavily key is set, unless `web` forces it on or off. Fails before any LLM call when
-    there is nothing (valid) to search."""
-    names = deps.store.names()
-    if web is None:
-        web = WEB in collections if collections else deps.web is not None
-    if web and not deps.web:
-        raise UserError(
-            "the web source needs a Tavily API key: set DEEPSIFT_TAVILY_API_KEY (or TAVILY_API_KEY)"
-        )
-    sources = [name for name in dict.fromkeys(collections or names) if name != WEB]
-    sources += [WEB] if web else []
-    if not sources:
-        raise StoreError(
-            "there are no collections yet: ingest documents first "
-            "(deepsift ingest PATH --collection NAME), or search the web (--web)"
-        )
-    for name in sources:
-        if name == WEB:
-            continue
-        if name not in names:
-            existing = ", ".join(names) or "none"
-            raise StoreError(f"no collection named {name!r}; existing: {existing}")
-        deps.store.check_embedder(name, deps.embedder)
-    return sources
 
 
 def research(
@@ -115,55 +82,83 @@ def research(
         raise UserError("--review works with the deepsift agent only")
     settings = settings or Settings()
     settings.data_dir.mkdir(parents=True, exist_ok=True)
-    own_deps = deps is None
-    deps = deps or Deps.from_settings(settings)
     started = time.monotonic()
-    thread_id_given = thread_id is not None
+    thread_given = thread_id is not None
     thread_id = thread_id or uuid.uuid4().hex[:12]
-    config: dict = {"configurable": {"thread_id": thread_id}}
+    with _resources(settings, deps, checkpoints) as (deps, saver):
+        agent, graph, saved = _thread(agent, deps, saver, thread_id)
+        bounds = {"max_iterations": max_iterations, "max_searches": max_searches}
+        bound_name, bound = _bound(agent, saved.values, bounds, settings)
+        config: dict = {
+            "configurable": {"thread_id": thread_id},
+            "recursion_limit": recursion_limit(agent, bound),
+        }
+        if saved.values:
+            _check_same_question(question, saved.values["question"], thread_id)
+            run_input = None  # resume where it stopped (or reread a finished run)
+        else:
+            if not question.strip():
+                raise UserError(
+                    f"no run has thread id {thread_id}; give a question to start one"
+                    if thread_given
+                    else "the question is empty"
+                )
+            run_input = {
+                "agent": agent,
+                "question": question,
+                "sources_to_search": collections or [],
+                "web": web,
+                bound_name: bound,
+                **({"review": review} if agent == "deepsift" else {}),
+            }
+        saved = _advance(graph, run_input, saved, config, on_update, reviewer)
+    return _result(agent, saved, thread_id, time.monotonic() - started)
+
+
+@contextmanager
+def _resources(
+    settings: Settings, deps: Deps | None, on_disk: bool
+) -> Iterator[tuple[Deps, BaseCheckpointSaver]]:
+    """The run's store, models and checkpointer; a store opened here is closed here."""
+    own = deps is None
+    deps = deps or Deps.from_settings(settings)
     try:
-        with _checkpointer(settings, checkpoints) as saver:
-            graph = _graph(agent, deps, saver)
-            saved = graph.get_state(config)
-            if saved.values and saved.values.get("agent", "deepsift") != agent:
-                agent = saved.values.get("agent", "deepsift")  # the thread's own agent
-                graph = _graph(agent, deps, saver)
-                saved = graph.get_state(config)
-            if agent == "deepsift":
-                bound = saved.values.get("max_iterations") or max_iterations
-                bound = bound or settings.max_iterations
-                config["recursion_limit"] = 10 + 4 * bound  # each round is 3-4 steps
-            else:
-                bound = saved.values.get("max_searches") or max_searches or settings.max_searches
-                config["recursion_limit"] = 14 + 4 * bound  # two steps per search, and spares
-            if saved.values:
-                if question and question != saved.values["question"]:
-                    raise UserError(
-                        f"thread {thread_id} holds another question: "
-                        f"{saved.values['question']!r}; use a new --thread"
-                    )
-                run_input = None  # resume where it stopped (or reread a finished run)
-            else:
-                if not question.strip():
-                    raise UserError(
-                        f"no run has thread id {thread_id}; give a question to start one"
-                        if thread_id_given
-                        else "the question is empty"
-                    )
-                run_input = {
-                    "agent": agent,
-                    "question": question,
-                    "collections": resolve_sources(deps, collections, web),
-                }
-                if agent == "deepsift":
-                    run_input.update(max_iterations=bound, review=review)
-                else:
-                    run_input.update(max_searches=bound)
-            saved = _advance(graph, run_input, saved, config, on_update, reviewer)
-            values = saved.values
+        with _checkpointer(settings, on_disk) as saver:
+            yield deps, saver
     finally:
-        if own_deps:
+        if own:
             deps.store.close()
+
+
+def _thread(
+    agent: str, deps: Deps, saver: BaseCheckpointSaver, thread_id: str
+) -> tuple[str, CompiledStateGraph, StateSnapshot]:
+    """The graph for this thread and what it saved so far; a saved thread keeps its own agent."""
+    config = {"configurable": {"thread_id": thread_id}}
+    graph = build_agent(agent, deps, saver)
+    saved = graph.get_state(config)
+    if saved.values and saved.values.get("agent", "deepsift") != agent:
+        agent = saved.values.get("agent", "deepsift")
+        graph = build_agent(agent, deps, saver)
+        saved = graph.get_state(config)
+    return agent, graph, saved
+
+
+def _bound(
+    agent: str, saved: dict[str, Any], given: dict[str, int | None], settings: Settings
+) -> tuple[str, int]:
+    """The run's bound: rounds (deepsift) or searches (search-o1); a saved run keeps its own."""
+    name = "max_searches" if agent == "search-o1" else "max_iterations"
+    return name, saved.get(name) or given[name] or getattr(settings, name)
+
+
+def _check_same_question(question: str, saved: str, thread_id: str) -> None:
+    if question and question != saved:
+        raise UserError(f"thread {thread_id} holds another question: {saved!r}; use a new --thread")
+
+
+def _result(agent: str, saved: StateSnapshot, thread_id: str, seconds: float) -> ResearchResult:
+    values = saved.values
     usage = values.get("usage") or Usage()
     return ResearchResult(
         agent=agent,
@@ -177,7 +172,7 @@ def research(
         sub_queries=values.get("sub_queries", []),
         iterations=values.get("iteration", 0),
         notes=list(dict.fromkeys(values.get("notes", []))),
-        usage=RunUsage(**usage.model_dump(), seconds=round(time.monotonic() - started, 2)),
+        usage=RunUsage(**usage.model_dump(), seconds=round(seconds, 2)),
         thread_id=thread_id,
     )
 
@@ -214,9 +209,3 @@ def _advance(
             return saved
         command = Command(resume=plan)
     return saved
-
-
-def _graph(agent: str, deps: Deps, saver: BaseCheckpointSaver) -> CompiledStateGraph:
-    if agent == "search-o1":
-        return build_search_o1(deps, saver)
-    return build_graph(checkpointer=saver, deps=deps)

@@ -16,12 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from deepsift.api import research, resolve_sources
+from deepsift.api import research
 from deepsift.config import Settings
 from deepsift.deps import Deps
 from deepsift.embed_batcher import EmbedBatcher
 from deepsift.errors import UserError
 from deepsift.models import chat_model, get_embedder
+from deepsift.sources import resolve_sources
 from deepsift.store import Store
 
 
@@ -124,7 +125,7 @@ def run_batch(
         on_done(item.id, row["error"])
 
     try:
-        resolve_sources(deps, collections, None)  # a bad source fails the batch, not each question
+        resolve_sources(deps, collections)  # a bad source fails the batch, not each question
         with ThreadPoolExecutor(max_workers=concurrency) as pool:
             futures = [pool.submit(answer, item) for item in questions]
             try:

@@ -20,7 +20,27 @@ from deepsift.nodes.review import review
 from deepsift.nodes.route import route
 from deepsift.nodes.search import search
 from deepsift.nodes.synthesize import synthesize
+from deepsift.search_o1 import build_search_o1
 from deepsift.state import ResearchInput, ResearchState, allow_state_types
+
+AGENTS = ("deepsift", "search-o1")
+
+
+def recursion_limit(agent: str, bound: int) -> int:
+    """LangGraph's step limit for a run bounded at `bound` rounds (deepsift) or searches
+    (search-o1): a safety net above what the bound allows, never the bound itself."""
+    if agent == "search-o1":
+        return 14 + 4 * bound  # two steps per search, and spares
+    return 10 + 4 * bound  # each round is 3-4 steps
+
+
+def build_agent(
+    agent: str, deps: Deps, checkpointer: BaseCheckpointSaver | None = None
+) -> CompiledStateGraph:
+    """The graph of `agent` (one of AGENTS), writing its report."""
+    if agent == "search-o1":
+        return build_search_o1(deps, checkpointer)
+    return build_graph(checkpointer=checkpointer, deps=deps)
 
 
 def build_graph(
@@ -34,7 +54,11 @@ def build_graph(
     (retrieval only, for evaluating search)."""
     deps = deps or Deps.from_settings(settings or Settings())
     allow_state_types(checkpointer)
-    return _wire(deps, finish, context_schema).compile(checkpointer=checkpointer, name="deepsift")
+    graph = _wire(deps, finish, context_schema).compile(checkpointer=checkpointer, name="deepsift")
+    # Runs that set their own max_iterations (api, eval) pass their own limit.
+    return graph.with_config(
+        recursion_limit=recursion_limit("deepsift", deps.settings.max_iterations)
+    )
 
 
 def mermaid() -> str:

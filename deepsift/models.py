@@ -99,7 +99,12 @@ _embedders_lock = threading.Lock()
 
 def get_embedder(settings: Settings) -> Embedder:
     """One embedder per configuration and process: loading the model takes seconds."""
-    key = settings.embedding_base_url or LocalEmbedder.name
+    # An endpoint serves several models: the model name is part of the key.
+    key = (
+        f"{settings.embedding_model}@{settings.embedding_base_url}"
+        if settings.embedding_base_url
+        else LocalEmbedder.name
+    )
     with _embedders_lock:
         if key not in _embedders:
             local = not settings.embedding_base_url

@@ -19,23 +19,17 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
 from typing_extensions import TypedDict
 
+from deepsift import budget
 from deepsift.citations import cited_report
+from deepsift.cited_text import CitedText
 from deepsift.deps import Deps
-from deepsift.nodes.queries import clean_queries
-from deepsift.nodes.route import available_sources, plan_routes
+from deepsift.excerpts import numbered
+from deepsift.nodes.route import plan_routes
 from deepsift.nodes.search import search_source
-from deepsift.nodes.synthesize import CitedText
 from deepsift.prompts import search_o1 as prompt
-from deepsift.prompts.excerpts import numbered
-from deepsift.state import (
-    Chunk,
-    Source,
-    Usage,
-    add_usage,
-    allow_state_types,
-    merge_chunks,
-    usage_of,
-)
+from deepsift.queries import clean_queries
+from deepsift.sources import available_sources, resolve_sources
+from deepsift.state import Chunk, RunState, Usage, allow_state_types, merge_chunks, usage_of
 from deepsift.structured import ask_structured, strip_thinking
 
 EXCERPTS_PER_SEARCH = 5
@@ -47,23 +41,12 @@ class Turn(TypedDict):
     content: str
 
 
-class SearchO1State(TypedDict, total=False):
-    agent: str
-    question: str
-    collections: list[str]  # sources this run may search; empty: all
+class SearchO1State(RunState, total=False):
     max_searches: int
     turns: Annotated[list[Turn], operator.add]  # the reasoning so far, after the question
     query: str  # the query the last turn stopped at
-    sub_queries: Annotated[list[str], operator.add]  # every query searched, in order
     findings: dict[str, str]  # query (case-folded) -> the knowledge condensed from its search
-    chunks: Annotated[dict[str, Chunk], merge_chunks]
     numbers: dict[str, int]  # chunk id -> its excerpt number, as first shown
-    iteration: int  # searches done
-    usage: Annotated[Usage, add_usage]
-    notes: Annotated[list[str], operator.add]
-    answer: str
-    report: str
-    sources: list[Source]
 
 
 def build_search_o1(
@@ -94,8 +77,11 @@ def _conversation(state: SearchO1State, deps: Deps) -> list[BaseMessage]:
 
 
 def reason(state: SearchO1State, deps: Deps) -> Command[Literal["search", "finish"]]:
-    """Generate until the model writes a search query (the stop sequence) or an answer."""
+    """Generate until the model writes a search query (the stop sequence) or an answer. The
+    first turn checks the run's sources, before any LLM call."""
     max_searches = state.get("max_searches") or deps.settings.max_searches
+    entry = {} if state.get("turns") else _entry(state, deps)
+    sources = entry.get("sources_to_search") or state["sources_to_search"]
     bound = deps.llm.bind(stop=[prompt.END_QUERY], max_tokens=deps.settings.reasoning_tokens)
     reply = bound.invoke(_conversation(state, deps))
     # An endpoint that ignores stop sequences goes on to imagine the results: cut them off.
@@ -104,16 +90,23 @@ def reason(state: SearchO1State, deps: Deps) -> Command[Literal["search", "finis
     query = _query(text)
     turns = len(state.get("turns", []))
     spent = (state.get("usage") or Usage()) + usage
+    room = budget.search_o1_search_fits(spent, sources, deps.settings)
     # Each search takes two turns; a model that keeps asking past the limit is cut off.
-    out_of_room = turns >= 2 * max_searches + 2 or not _within_budget(spent, deps)
+    out_of_room = turns >= 2 * max_searches + 2 or not room
     if query and not out_of_room:
         turn = Turn(role="assistant", content=f"{text}{prompt.END_QUERY}")
-        return Command(goto="search", update={"turns": [turn], "query": query, "usage": usage})
-    update = {"turns": [Turn(role="assistant", content=text)], "usage": usage}
+        update = {**entry, "turns": [turn], "query": query, "usage": usage}
+        return Command(goto="search", update=update)
+    update = {**entry, "turns": [Turn(role="assistant", content=text)], "usage": usage}
     answer = _answer(text)
     if answer:
         update["answer"] = answer
     return Command(goto="finish", update=update)
+
+
+def _entry(state: SearchO1State, deps: Deps) -> dict:
+    web = state.get("web")
+    return {"sources_to_search": resolve_sources(deps, state.get("sources_to_search"), web)}
 
 
 def search(state: SearchO1State, deps: Deps) -> dict:
@@ -126,7 +119,7 @@ def search(state: SearchO1State, deps: Deps) -> dict:
         return _result(findings[query.casefold()])
     if state.get("iteration", 0) >= max_searches:
         return {"turns": [Turn(role="user", content=prompt.LIMIT_REACHED)]}
-    sources = available_sources(state, deps)
+    sources = available_sources(state.get("sources_to_search"), deps)
     routes, usage = plan_routes([query], sources, deps)
     with ThreadPoolExecutor(max_workers=max(1, len(routes[0].sources))) as pool:
         found = list(pool.map(lambda s: search_source(query, s, deps), routes[0].sources))
@@ -257,9 +250,3 @@ def _answer(text: str) -> str:
 def _last_line(text: str) -> str:
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     return lines[-1] if lines else ""
-
-
-def _within_budget(spent: Usage, deps: Deps) -> bool:
-    tokens = spent.prompt_tokens + spent.completion_tokens
-    # Leave room for the closing calls (answer, report).
-    return spent.llm_calls + 2 < deps.settings.max_llm_calls and tokens < deps.settings.max_tokens

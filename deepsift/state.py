@@ -1,11 +1,15 @@
 """The research graph's state, the records it carries, and their reducers."""
 
 import operator
-from typing import Annotated, Any
+from typing import (
+    Annotated,
+    Any,
+    Required,  # pydantic needs these before 3.12
+)
 
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from pydantic import BaseModel
-from typing_extensions import Required, TypedDict  # pydantic needs these before 3.12
+from typing_extensions import TypedDict
 
 
 class Usage(BaseModel):
@@ -58,7 +62,7 @@ def merge_chunks(left: dict[str, Chunk] | None, right: dict[str, Chunk] | None) 
     return merged
 
 
-def ranked(state: "ResearchState") -> list[Chunk]:
+def ranked(state: "RunState") -> list[Chunk]:
     """Every chunk the run gathered, best fused score first. RRF scores tie often (rank 1 of
     two searches scores the same); ties go to the chunk found by the earlier sub-query."""
     order = {query: n for n, query in enumerate(state.get("sub_queries", []))}
@@ -87,28 +91,35 @@ class ResearchInput(TypedDict, total=False):
 
     agent: str
     question: Required[str]
-    collections: list[str]
+    sources_to_search: list[str]  # collections, "web" among them; empty: every collection
+    web: bool | None  # force the web on or off; None: on when a Tavily key is set
     max_iterations: int
     review: bool
 
 
-class ResearchState(TypedDict, total=False):
-    agent: str  # "deepsift": which agent's graph a checkpointed thread belongs to
+class RunState(TypedDict, total=False):
+    """The state both agents' graphs share."""
+
+    agent: str  # "deepsift" or "search-o1": which agent's graph a checkpointed thread belongs to
     question: str
-    collections: list[str]  # sources this run may search (collections, "web"); empty: all
+    sources_to_search: list[str]  # resolved by the graph on entry (deepsift.sources)
+    web: bool | None
+    sub_queries: Annotated[list[str], operator.add]  # every query searched, in order
+    chunks: Annotated[dict[str, Chunk], merge_chunks]
+    iteration: int  # rounds (deepsift) or searches (search-o1) done
+    usage: Annotated[Usage, add_usage]
+    notes: Annotated[list[str], operator.add]  # what failed along the way (web searches, pages)
+    answer: str  # a short answer (search-o1, and the graph's short-answer mode)
+    report: str
+    sources: list[Source]  # the documents the report cites
+
+
+class ResearchState(RunState, total=False):
     max_iterations: int
     review: bool  # pause after the first routing for a person to edit the plan
     pending: list[str]  # the sub-queries of the current round
     plan: list[Route]  # the first round's routes, while they wait for review
-    sub_queries: Annotated[list[str], operator.add]  # every sub-query searched, in order
     routes: Annotated[list[Route], operator.add]
-    chunks: Annotated[dict[str, Chunk], merge_chunks]
-    iteration: int
-    usage: Annotated[Usage, add_usage]
-    notes: Annotated[list[str], operator.add]  # what failed along the way (web searches, pages)
-    report: str
-    sources: list[Source]
-    answer: str  # short-answer mode
 
 
 def allow_state_types(checkpointer: Any) -> None:
@@ -126,4 +137,4 @@ class SearchTask(TypedDict):
     """What one search branch receives through Send."""
 
     query: str
-    collection: str
+    source: str  # a collection, or "web"

@@ -9,6 +9,7 @@ import json
 import logging
 import os
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +46,33 @@ MAX_TITLE_BYTES = 1024
 
 class StoreError(UserError):
     """A storage problem the user can act on; the message says what to do."""
+
+
+@dataclass
+class StoredChunk:
+    """One chunk as written to a collection: its text, vector and where it came from."""
+
+    id: str
+    text: str
+    vector: list[float]
+    source: str
+    title: str
+    position: int
+    doc_hash: str
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    def row(self) -> dict[str, Any]:
+        """The Milvus row, text and title cut to what their fields hold (limits in bytes)."""
+        return {
+            "id": self.id,
+            "text": _fit(self.text, MAX_TEXT_BYTES),
+            "dense": self.vector,
+            "source": self.source,
+            "title": _fit(self.title, MAX_TITLE_BYTES),
+            "position": self.position,
+            "doc_hash": self.doc_hash,
+            "metadata": self.metadata,
+        }
 
 
 class CollectionInfo(BaseModel):
@@ -223,20 +251,17 @@ class Store:
         rows = self._client.query(name, filter=f"source == {_quoted(source)}", output_fields=["id"])
         return {row["id"] for row in rows}
 
-    def add(self, name: str, rows: list[dict[str, Any]]) -> None:
-        """Upsert rows, cutting text and title to what their fields hold (limits are in bytes)."""
+    def add_chunks(self, name: str, chunks: list[StoredChunk]) -> None:
+        """Upsert chunks (an id already stored is overwritten)."""
         self._load(name)
-        for row in rows:
-            row["text"] = _fit(row["text"], MAX_TEXT_BYTES)
-            row["title"] = _fit(row["title"], MAX_TITLE_BYTES)
-        self._client.upsert(name, rows)
+        self._client.upsert(name, [chunk.row() for chunk in chunks])
 
-    def replace_document(self, name: str, source: str, rows: list[dict[str, Any]]) -> None:
+    def replace_document(self, name: str, source: str, chunks: list[StoredChunk]) -> None:
         """Store a document's new chunks, then remove its old ones: a failure loses nothing."""
         self._load(name)
         old = self._ids_of(name, source)
-        self.add(name, rows)
-        stale = old - {row["id"] for row in rows}
+        self.add_chunks(name, chunks)
+        stale = old - {chunk.id for chunk in chunks}
         if stale:
             self._client.delete(name, ids=sorted(stale))
 

@@ -16,6 +16,8 @@ log = logging.getLogger(__name__)
 
 Schema = TypeVar("Schema", bound=BaseModel)
 
+ATTEMPTS = 2  # a reply that does not parse is asked for once more, with the error
+
 _THINK = re.compile(r"<think>.*?(</think>|$)", re.DOTALL)
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
 
@@ -78,7 +80,7 @@ def ask_structured(
     llm: BaseChatModel,
     messages: list[BaseMessage],
     schema: type[Schema],
-    attempts: int = 2,
+    attempts: int = ATTEMPTS,
     max_tokens: int = 400,
 ) -> tuple[Schema | None, Usage]:
     """Ask for `schema` as json_schema output; (None, usage) after `attempts` bad replies."""

@@ -14,12 +14,13 @@ SUB_QUERIES = [
 
 class ScriptedResearcher:
     """decompose -> fixed sub-queries; route -> every listed source; reflect -> one follow-up
-    query the first time, then []; sections cite every excerpt shown plus a number never shown."""
+    query the first time for each question, then []; sections cite every excerpt shown plus a
+    number never shown."""
 
     def __init__(self, sub_queries: list[str] = SUB_QUERIES, follow_ups: list[str] | None = None):
         self.sub_queries = sub_queries
         self.follow_ups = ["River Orrin phosphorus load"] if follow_ups is None else follow_ups
-        self.reflections = 0
+        self.reflections: dict[str, int] = {}  # question -> reflections asked so far
 
     def __call__(self, body: dict[str, Any]) -> Any:
         name = schema_name(body)
@@ -36,8 +37,10 @@ class ScriptedResearcher:
             count = len(re.findall(r"^\d+\. ", text, re.MULTILINE))
             return {"routes": [{"query": i, "sources": sources} for i in range(1, count + 1)]}
         if name == "Reflection":
-            self.reflections += 1
-            return {"queries": self.follow_ups if self.reflections == 1 else []}
+            # Counted per question, so a run's replies do not depend on the runs before it.
+            question = re.search(r"^Question: (.*)$", text, re.MULTILINE)[1]
+            self.reflections[question] = self.reflections.get(question, 0) + 1
+            return {"queries": self.follow_ups if self.reflections[question] == 1 else []}
         if name == "CitedText" and "This section answers:" in text:
             shown = [int(n) for n in re.findall(r"^\[(\d+)\]", text, re.MULTILINE)]
             sentences = [

@@ -5,7 +5,7 @@ import pytest
 
 from deepsift.ingest.pipeline import ingest
 from deepsift.models import get_embedder
-from deepsift.store import Store, StoreError
+from deepsift.store import Store, StoredChunk, StoreError
 
 from conftest import CORPUS, run_cli
 
@@ -157,23 +157,37 @@ def test_an_openai_compatible_embedder_builds_its_own_collection(settings, store
         store.check_embedder("remote", get_embedder(settings))
 
 
+def test_two_embedding_models_on_one_endpoint_are_two_embedders(settings):
+    from fake_openai import FakeOpenAI
+
+    with FakeOpenAI(lambda body: "") as server:
+        first, second = (
+            settings.model_copy(update={"embedding_base_url": server.url, "embedding_model": m})
+            for m in ("embed-small", "embed-large")
+        )
+
+        small, large = get_embedder(first), get_embedder(second)
+
+    assert (small.name, large.name) == ("embed-small", "embed-large")
+    assert get_embedder(first) is small
+
+
 def test_text_and_title_longer_than_their_fields_are_cut_not_refused(settings, store):
     embedder = get_embedder(settings)
     store.ensure("docs", "", embedder)
-    row = {
-        "id": "long",
-        "text": "phosphorus " * 7000,
-        "dense": embedder.embed(["phosphorus"])[0],
-        "source": "/x.pdf",
-        "title": "é" * 1000,
-        "position": 0,
-        "doc_hash": "h",
-        "metadata": {},
-    }
+    chunk = StoredChunk(
+        id="long",
+        text="phosphorus " * 7000,
+        vector=embedder.embed(["phosphorus"])[0],
+        source="/x.pdf",
+        title="é" * 1000,
+        position=0,
+        doc_hash="h",
+    )
 
-    store.add("docs", [row])
+    store.add_chunks("docs", [chunk])
     store.flush("docs")
 
-    (hit,) = store.search("docs", "phosphorus", row["dense"], 1)
+    (hit,) = store.search("docs", "phosphorus", chunk.vector, 1)
     assert len(hit.title.encode()) <= 1024 and hit.title == "é" * 512
     assert len(hit.text.encode()) <= 65_535

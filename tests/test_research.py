@@ -3,9 +3,14 @@ import re
 import pytest
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from deepsift import research
+from deepsift import Settings, research
+from deepsift.deps import Deps
 from deepsift.errors import UserError
+from deepsift.models import chat_model, get_embedder
 from deepsift.store import StoreError
+
+from fake_openai import FakeOpenAI
+from scripted import ScriptedResearcher
 
 QUESTION = "Why was Kestrel Works built, what did it cost against its budget, and did it work?"
 
@@ -59,10 +64,11 @@ def test_max_iterations_bounds_the_loop_without_asking_reflection(settings, deps
     assert "Reflection" not in names
 
 
-@pytest.mark.parametrize("budget, rounds", [(10, 1), (11, 2)])
+@pytest.mark.parametrize("budget, rounds", [(19, 1), (20, 2)])
 def test_the_llm_call_budget_bounds_the_loop_and_is_never_overrun(settings, deps, budget, rounds):
     # After decompose + route (2 calls) with 3 sub-queries, another round may cost reflect +
-    # route + 6 sections + conclusion: it fits in 11 calls, not in 10.
+    # route + 6 sections + conclusion, each structured call counted with its retry (18 calls):
+    # it fits in 20 calls, not in 19.
     deps.settings = settings.model_copy(update={"max_llm_calls": budget})
 
     result = research(QUESTION, settings, deps=deps, max_iterations=5)
@@ -140,3 +146,29 @@ def test_a_follow_up_that_only_rephrases_a_searched_query_ends_the_loop(settings
 def test_an_unknown_thread_without_a_question_is_a_clear_error(settings, deps):
     with pytest.raises(UserError, match="no run has thread id ghost"):
         research("", settings, deps=deps, thread_id="ghost")
+
+
+class RetriedEveryTime(ScriptedResearcher):
+    """Every structured call's first reply is broken, so each one is asked twice."""
+
+    def __call__(self, body):
+        complaint = body["messages"][-1]["content"]
+        if not str(complaint).startswith("That reply was not valid"):
+            return "this is not JSON"
+        return super().__call__({**body, "messages": body["messages"][:-2]})
+
+
+def test_the_call_budget_holds_when_every_structured_call_needs_its_retry(tmp_path, sample_store):
+    budget = 13
+    with FakeOpenAI(RetriedEveryTime()) as server:
+        settings = Settings(
+            data_dir=tmp_path, llm_base_url=server.url, llm_api_key="t", max_llm_calls=budget
+        )
+        deps = Deps(settings, sample_store, get_embedder(settings), chat_model(settings))
+
+        result = research(QUESTION, settings, deps=deps, max_iterations=3)
+
+    retries = [r for r in server.requests if "That reply was not valid" in str(r["messages"])]
+    assert len(retries) * 2 == len(server.requests) == result.usage.llm_calls
+    assert result.usage.llm_calls <= budget
+    assert result.report.count("\n## ") >= 2  # sections still written within the budget

@@ -1,4 +1,4 @@
-from deepsift.nodes.synthesize import CitedSentence, CitedText
+from deepsift.cited_text import CitedSentence, CitedText
 
 
 def test_cited_sentences_render_with_marks_before_the_full_stop_and_no_repeats():

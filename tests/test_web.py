@@ -73,7 +73,7 @@ def test_research_over_a_collection_and_the_web_cites_a_file_and_a_url(
     # Page bodies, not only snippets: the sentence is on the page, never in a snippet.
     body = [c for c in web_chunks if BODY_SENTENCE in c.text]
     assert body and all(c.published == "2024-05-02" for c in body)
-    assert all("Copyright Veldmere Gazette" not in c.text for c in web_chunks)
+    assert web_chunks and all("Copyright Veldmere Gazette" not in c.text for c in web_chunks)
     shown = "\n".join(section_prompts(scripted_llm))
     assert BODY_SENTENCE in shown and "published 2024-05-02" in shown
     assert f"web page {site.url}/kestrel-history" in shown
@@ -170,4 +170,4 @@ def test_with_a_key_the_router_is_offered_the_web(tmp_path, scripted_llm, sample
     assert "- web: the public web" in routing["messages"][0]["content"]
 
     off = research(QUESTION, deps.settings, max_iterations=1, web=False, deps=deps)
-    assert all(s.source.startswith("/") for s in off.sources)
+    assert off.sources and all(s.source.startswith("/") for s in off.sources)

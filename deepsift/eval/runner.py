@@ -24,15 +24,17 @@ from deepsift.deps import Deps
 from deepsift.errors import UserError
 from deepsift.eval.datasets import EvalQuestion
 from deepsift.eval.metrics import all_found, exact_match, recall_at_k, token_f1
-from deepsift.graph import build_graph
+from deepsift.graph import AGENTS as RESEARCH_AGENTS
+from deepsift.graph import build_graph, recursion_limit
 from deepsift.nodes.answer import answer
 from deepsift.prompts import judge as judge_prompt
 from deepsift.search_o1 import build_search_o1
 from deepsift.state import Chunk, Usage, ranked
+from deepsift.store import StoredChunk
 from deepsift.structured import ask_structured
 
 Mode = Literal["retrieval", "answers"]
-AGENTS = ("naive", "deepsift", "search-o1")
+AGENTS = ("naive", *RESEARCH_AGENTS)
 RANKING_DEPTH = 10
 EMBED_BATCH = 256
 
@@ -73,22 +75,21 @@ def corpus_collection(
     for start in range(0, len(paragraphs), EMBED_BATCH):
         batch = paragraphs[start : start + EMBED_BATCH]
         texts = [f"{title}\n\n{text}" for title, text in batch]
-        rows = [
-            {
-                "id": hashlib.sha256(text.encode()).hexdigest()[:32],
-                "text": text,
-                "dense": vector,
-                "source": f"{label}#{title}",
-                "title": title,
-                "position": 0,
-                "doc_hash": digest[:64],
-                "metadata": {},
-            }
+        chunks = [
+            StoredChunk(
+                id=hashlib.sha256(text.encode()).hexdigest()[:32],
+                text=text,
+                vector=vector,
+                source=f"{label}#{title}",
+                title=title,
+                position=0,
+                doc_hash=digest[:64],
+            )
             for (title, _), text, vector in zip(
                 batch, texts, deps.embedder.embed(texts), strict=True
             )
         ]
-        store.add(name, rows)
+        store.add_chunks(name, chunks)
         on_progress(min(start + EMBED_BATCH, len(paragraphs)), len(paragraphs))
     store.flush(name)
     store.ensure(name, f"{label}: {len(paragraphs)} context paragraphs", deps.embedder)
@@ -145,10 +146,10 @@ class Evaluator:
         started = time.monotonic()
         run_input = {
             "question": question.question,
-            "collections": [self.collection],
+            "sources_to_search": [self.collection],
             "max_iterations": self.max_iterations,
         }
-        config = {"recursion_limit": 10 + 4 * self.max_iterations}
+        config = {"recursion_limit": recursion_limit("deepsift", self.max_iterations)}
         # The state right after each round's searches: what a run bounded there ends with
         # (a bounded run skips that round's reflection).
         after_round: dict[int, dict[str, Any]] = {}
@@ -183,10 +184,10 @@ class Evaluator:
         run_input = {
             "agent": "search-o1",
             "question": question.question,
-            "collections": [self.collection],
+            "sources_to_search": [self.collection],
             "max_searches": self.max_searches,
         }
-        config = {"recursion_limit": 14 + 4 * self.max_searches}
+        config = {"recursion_limit": recursion_limit("search-o1", self.max_searches)}
         skip = ["finish"] if self.mode == "retrieval" else None
         state: dict[str, Any] = {}
         values = self.search_o1_graph.stream(

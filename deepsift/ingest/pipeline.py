@@ -10,7 +10,7 @@ from deepsift.config import Settings
 from deepsift.ingest.chunking import chunk_document
 from deepsift.ingest.loaders import SUPPORTED, LoadError, load
 from deepsift.models import Embedder
-from deepsift.store import Store
+from deepsift.store import Store, StoredChunk
 
 Status = Literal["added", "updated", "unchanged", "failed", "pruned"]
 
@@ -114,18 +114,18 @@ def _ingest_file(
         return FileResult(source, "failed", error=str(e))
     chunks = chunk_document(document, settings.chunk_chars, settings.chunk_overlap)
     vectors = embedder.embed([c.text for c in chunks])
-    rows = [
-        {
-            "id": chunk_id(source, c.position, c.text),
-            "text": c.text,
-            "dense": vector,
-            "source": source,
-            "title": document.title,
-            "position": c.position,
-            "doc_hash": doc_hash,
-            "metadata": {"heading": c.heading, "file_type": path.suffix.lower()},
-        }
+    stored_chunks = [
+        StoredChunk(
+            id=chunk_id(source, c.position, c.text),
+            text=c.text,
+            vector=vector,
+            source=source,
+            title=document.title,
+            position=c.position,
+            doc_hash=doc_hash,
+            metadata={"heading": c.heading, "file_type": path.suffix.lower()},
+        )
         for c, vector in zip(chunks, vectors, strict=True)
     ]
-    store.replace_document(collection, source, rows)
-    return FileResult(source, "updated" if source in stored else "added", chunks=len(rows))
+    store.replace_document(collection, source, stored_chunks)
+    return FileResult(source, "updated" if source in stored else "added", chunks=len(stored_chunks))

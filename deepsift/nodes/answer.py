@@ -2,6 +2,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel
 
 from deepsift.deps import Deps
+from deepsift.excerpts import numbered
 from deepsift.prompts import answer as prompt
 from deepsift.state import ResearchState, ranked
 from deepsift.structured import ask_structured
@@ -17,7 +18,7 @@ class ShortAnswer(BaseModel):
 def answer(state: ResearchState, deps: Deps) -> dict:
     """Short-answer mode: a few words from the best chunks, for exact-match evaluation."""
     chunks = ranked(state)[:ANSWER_CHUNKS]
-    excerpts = "\n\n".join(f"[{n}] {c.title}\n{c.text}" for n, c in enumerate(chunks, 1))
+    excerpts = numbered(chunks, {c.id: n for n, c in enumerate(chunks, 1)})
     messages = [
         SystemMessage(prompt.SYSTEM),
         HumanMessage(prompt.USER.format(excerpts=excerpts, question=state["question"])),

@@ -4,8 +4,9 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel
 
 from deepsift.deps import Deps
-from deepsift.nodes.queries import clean_queries
 from deepsift.prompts import decompose as prompt
+from deepsift.queries import clean_queries
+from deepsift.sources import resolve_sources
 from deepsift.state import ResearchState
 from deepsift.structured import ask_structured
 
@@ -17,7 +18,9 @@ class SubQueries(BaseModel):
 
 
 def decompose(state: ResearchState, deps: Deps) -> dict:
-    """Split the question into at most `max_sub_queries` search queries."""
+    """Split the question into at most `max_sub_queries` search queries. As the graph's first
+    step it also checks the run's sources, before any LLM call."""
+    sources = resolve_sources(deps, state.get("sources_to_search"), state.get("web"))
     limit = deps.settings.max_sub_queries
     messages = [
         SystemMessage(prompt.SYSTEM.format(max_sub_queries=limit)),
@@ -28,4 +31,4 @@ def decompose(state: ResearchState, deps: Deps) -> dict:
     if not queries:
         log.warning("decompose produced no queries; searching the question itself")
         queries = [state["question"]]
-    return {"pending": queries, "iteration": 1, "usage": usage}
+    return {"sources_to_search": sources, "pending": queries, "iteration": 1, "usage": usage}

@@ -5,15 +5,14 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.types import Command
 from pydantic import BaseModel
 
+from deepsift import budget
 from deepsift.deps import Deps
-from deepsift.nodes.queries import clean_queries
-from deepsift.nodes.route import all_sources
-from deepsift.nodes.synthesize import MAX_SECTIONS
+from deepsift.excerpts import label, quoted
 from deepsift.prompts import reflect as prompt
-from deepsift.prompts.excerpts import label, quoted
+from deepsift.queries import clean_queries
+from deepsift.sources import all_sources
 from deepsift.state import ResearchState, ranked
 from deepsift.structured import ask_structured
-from deepsift.web.source import WEB
 
 MAX_NEW_QUERIES = 3
 EXCERPTS = 8
@@ -23,24 +22,6 @@ SAME_QUERY_SIMILARITY = 0.9  # cosine above which a "new" query only rephrases a
 
 class Reflection(BaseModel):
     queries: list[str]
-
-
-def within_budget(state: ResearchState, deps: Deps) -> bool:
-    """True while one more round still leaves room, in LLM calls, for the report after it.
-
-    A round costs a reflection and a routing call and may add MAX_NEW_QUERIES sub-queries, each
-    rephrased once if it goes to the web; the report then writes a section per sub-query (at most
-    MAX_SECTIONS) and a conclusion.
-    """
-    usage = state.get("usage")
-    if usage is None:
-        return True
-    queries_after = len(state.get("sub_queries", [])) + MAX_NEW_QUERIES
-    web = WEB in (state.get("collections") or all_sources(deps)) and deps.settings.web_rephrasings
-    rephrasings = MAX_NEW_QUERIES if web else 0
-    calls_after = usage.llm_calls + 2 + rephrasings + min(queries_after, MAX_SECTIONS) + 1
-    tokens = usage.prompt_tokens + usage.completion_tokens
-    return calls_after <= deps.settings.max_llm_calls and tokens < deps.settings.max_tokens
 
 
 def drop_rephrasings(new: list[str], searched: list[str], deps: Deps) -> list[str]:
@@ -63,7 +44,10 @@ def reflect(
 ) -> Command[Literal["route", "synthesize", "answer", "__end__"]]:
     """Ask what is still missing; loop back with new queries, or go on to `finish`."""
     max_iterations = state.get("max_iterations") or deps.settings.max_iterations
-    if state["iteration"] >= max_iterations or not within_budget(state, deps):
+    sources = state.get("sources_to_search") or all_sources(deps)
+    searched = len(state.get("sub_queries", []))
+    room = budget.round_fits(state.get("usage"), searched, MAX_NEW_QUERIES, sources, deps.settings)
+    if state["iteration"] >= max_iterations or not room:
         return Command(goto=finish)
     excerpts = "\n".join(
         f"- {label(c)}\n{quoted(' '.join(c.text.split())[:EXCERPT_CHARS])}"

@@ -4,7 +4,8 @@ from langgraph.types import Command, interrupt
 
 from deepsift.deps import Deps
 from deepsift.errors import UserError
-from deepsift.nodes.route import available_sources, dispatch
+from deepsift.nodes.route import dispatch
+from deepsift.sources import available_sources
 from deepsift.state import ResearchState, Route, Usage
 
 
@@ -31,7 +32,7 @@ def edited_plan(answer: Any, sources: dict[str, str]) -> list[Route]:
 
 def review(state: ResearchState, deps: Deps) -> Command[Literal["search"]]:
     """Pause with the planned searches; resume with the plan to run (None keeps it as is)."""
-    sources = available_sources(state, deps)
+    sources = available_sources(state.get("sources_to_search"), deps)
     answer = interrupt(
         {
             "question": state["question"],

@@ -6,10 +6,9 @@ from pydantic import BaseModel
 
 from deepsift.deps import Deps
 from deepsift.prompts import route as prompt
+from deepsift.sources import available_sources
 from deepsift.state import ResearchState, Route, SearchTask, Usage
 from deepsift.structured import ask_structured
-from deepsift.web.source import DESCRIPTION as WEB_DESCRIPTION
-from deepsift.web.source import WEB
 
 
 class QueryRoute(BaseModel):
@@ -19,19 +18,6 @@ class QueryRoute(BaseModel):
 
 class Routing(BaseModel):
     routes: list[QueryRoute]
-
-
-def all_sources(deps: Deps) -> list[str]:
-    """Every collection, and the web when it is set up."""
-    return deps.store.names() + ([WEB] if deps.web else [])
-
-
-def available_sources(state: ResearchState, deps: Deps) -> dict[str, str]:
-    """Name -> description of every source this run may search."""
-    allowed = state.get("collections") or all_sources(deps)
-    return {
-        name: WEB_DESCRIPTION if name == WEB else deps.store.description(name) for name in allowed
-    }
 
 
 def plan_routes(
@@ -61,9 +47,7 @@ def plan_routes(
 def dispatch(routes: list[Route], usage: Usage) -> Command[Literal["search"]]:
     """Record the round's queries and fan out one search per (query, source)."""
     sends = [
-        Send("search", SearchTask(query=r.query, collection=name))
-        for r in routes
-        for name in r.sources
+        Send("search", SearchTask(query=r.query, source=name)) for r in routes for name in r.sources
     ]
     queries = [r.query for r in routes]
     update = {"routes": routes, "pending": queries, "sub_queries": queries, "usage": usage}
@@ -73,7 +57,9 @@ def dispatch(routes: list[Route], usage: Usage) -> Command[Literal["search"]]:
 def route(state: ResearchState, deps: Deps) -> Command[Literal["search", "review"]]:
     """Pick the sources for each pending query, then fan out the searches; with `review` on,
     the first round's plan goes to a person first."""
-    routes, usage = plan_routes(state["pending"], available_sources(state, deps), deps)
+    routes, usage = plan_routes(
+        state["pending"], available_sources(state.get("sources_to_search"), deps), deps
+    )
     if state.get("review") and state.get("iteration") == 1:
         return Command(goto="review", update={"plan": routes, "usage": usage})
     return dispatch(routes, usage)

@@ -1,6 +1,6 @@
 from deepsift.deps import Deps
+from deepsift.sources import WEB
 from deepsift.state import SearchTask
-from deepsift.web.source import WEB
 
 
 def search_source(query: str, source: str, deps: Deps) -> dict:
@@ -17,4 +17,4 @@ def search_source(query: str, source: str, deps: Deps) -> dict:
 
 def search(task: SearchTask, deps: Deps) -> dict:
     """One branch of the fan-out."""
-    return search_source(task["query"], task["collection"], deps)
+    return search_source(task["query"], task["source"], deps)

@@ -15,15 +15,13 @@ from deepsift.config import Settings
 from deepsift.ingest.chunking import chunk_document
 from deepsift.ingest.loaders import Block, LoadedDocument
 from deepsift.models import Embedder
-from deepsift.nodes.queries import clean_queries
 from deepsift.prompts import web as prompt
+from deepsift.queries import clean_queries
+from deepsift.sources import WEB
 from deepsift.state import Chunk, Usage
 from deepsift.structured import ask_structured
 from deepsift.web.fetch import FetchError, Page, PageFetcher
 from deepsift.web.tavily import SearchError, TavilySearch, WebResult
-
-WEB = "web"
-DESCRIPTION = "the public web, current events and facts not in the private collections"
 
 
 class Rephrasings(BaseModel):

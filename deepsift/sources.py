@@ -1,0 +1,57 @@
+"""Which sources a run may search: the collections, and the web when a Tavily key is set.
+
+Every entry point (CLI, Python, Studio, batch, eval) goes through `resolve_sources`, which the
+graphs call on their own input, so a bad source is the same one-line error everywhere.
+"""
+
+from typing import TYPE_CHECKING
+
+from deepsift.errors import UserError
+from deepsift.store import StoreError
+
+if TYPE_CHECKING:
+    from deepsift.deps import Deps
+
+WEB = "web"
+WEB_DESCRIPTION = "the public web, current events and facts not in the private collections"
+
+
+def all_sources(deps: "Deps") -> list[str]:
+    """Every collection, and the web when it is set up."""
+    return deps.store.names() + ([WEB] if deps.web else [])
+
+
+def available_sources(allowed: list[str] | None, deps: "Deps") -> dict[str, str]:
+    """Name -> description of every source a run may search (`allowed`; empty: all)."""
+    return {
+        name: WEB_DESCRIPTION if name == WEB else deps.store.description(name)
+        for name in allowed or all_sources(deps)
+    }
+
+
+def resolve_sources(deps: "Deps", names: list[str] | None, web: bool | None = None) -> list[str]:
+    """The sources a run searches: the named ones (every collection by default), plus the web
+    when a Tavily key is set, unless `web` forces it on or off. Fails before any LLM call when
+    there is nothing (valid) to search."""
+    collections = deps.store.names()
+    if web is None:
+        web = WEB in names if names else deps.web is not None
+    if web and not deps.web:
+        raise UserError(
+            "the web source needs a Tavily API key: set DEEPSIFT_TAVILY_API_KEY (or TAVILY_API_KEY)"
+        )
+    sources = [name for name in dict.fromkeys(names or collections) if name != WEB]
+    sources += [WEB] if web else []
+    if not sources:
+        raise StoreError(
+            "there are no collections yet: ingest documents first "
+            "(deepsift ingest PATH --collection NAME), or search the web (--web)"
+        )
+    for name in sources:
+        if name == WEB:
+            continue
+        if name not in collections:
+            existing = ", ".join(collections) or "none"
+            raise StoreError(f"no collection named {name!r}; existing: {existing}")
+        deps.store.check_embedder(name, deps.embedder)
+    return sources
