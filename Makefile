@@ -1,19 +1,42 @@
 # `make demo`: install, ingest the sample corpus, research one question on the embedded models.
 # `make test`: install and run the test suite (includes one run of the embedded chat model).
+# `make lock`: refresh constraints.txt, the tested versions `make install` installs.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 DEMO_DATA := .deepsift-demo
 QUESTION := Why was the Kestrel Works treatment plant built, how much did it cost in the end compared with its approved budget, and did it reduce phosphorus levels in Lake Veldmere?
 
-.PHONY: install demo test lint clean
+.PHONY: install lock demo test lint clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 
+# Phony, so pip runs every time and picks up any change to pyproject.toml or constraints.txt.
 install: $(BIN)/python
-	$(BIN)/pip install --quiet -e '.[local,eval,dev]'
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[local,eval,dev]'
+
+# A throwaway venv, the newest versions of everything (no constraints), frozen into constraints.txt.
+lock:
+	@set -eu; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	echo "lock: fresh venv in $$tmp, newest versions of .[local,eval,dev]"; \
+	$(PYTHON) -m venv "$$tmp/venv"; \
+	"$$tmp/venv/bin/pip" install --quiet --upgrade pip; \
+	"$$tmp/venv/bin/pip" install --quiet -e '.[local,eval,dev]'; \
+	{ \
+	echo "# The tested versions of every package deepsift[local,eval,dev] installs (not deepsift)."; \
+	echo "# Made by \`make lock\`: a fresh venv ($$("$$tmp/venv/bin/python" --version), $$(uname -sm)),"; \
+	echo "# pip install -e '.[local,eval,dev]' with no constraints, then pip freeze --exclude-editable."; \
+	echo "# Used by \`make install\`; by hand: pip install -c constraints.txt -e '.[local,eval,dev]'."; \
+	echo "# Refresh: make lock, then make test, and commit this file."; \
+	"$$tmp/venv/bin/pip" freeze --exclude-editable; \
+	} > "$$tmp/constraints.txt"; \
+	if grep -v '^#' "$$tmp/constraints.txt" | grep -iE '^(deepsift|torch)\b|file:|^-e |^[./]'; then \
+		echo "lock: refusing the lines above (deepsift itself, a local path, or torch)" >&2; exit 1; \
+	fi; \
+	mv "$$tmp/constraints.txt" constraints.txt; \
+	echo "lock: wrote constraints.txt ($$(grep -vc '^#' constraints.txt) packages)"
 
 demo: install
 	DEEPSIFT_DATA_DIR=$(DEMO_DATA) $(BIN)/deepsift ingest examples/corpus/science --collection science \

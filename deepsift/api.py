@@ -13,10 +13,11 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command, StateSnapshot
 from pydantic import BaseModel
 
+from deepsift.agents import AGENTS
 from deepsift.config import Settings
 from deepsift.deps import Deps
 from deepsift.errors import UserError
-from deepsift.graph import AGENTS, build_agent, recursion_limit
+from deepsift.graph import build_agent, recursion_limit
 from deepsift.state import Usage
 
 

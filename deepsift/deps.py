@@ -2,13 +2,16 @@
 web source when a Tavily key is set."""
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from langchain_core.language_models import BaseChatModel
 
 from deepsift.config import Settings
 from deepsift.models import Embedder, chat_model, get_embedder
 from deepsift.store import Store
-from deepsift.web.source import WebSource
+
+if TYPE_CHECKING:
+    from deepsift.web.source import WebSource
 
 
 @dataclass
@@ -17,10 +20,12 @@ class Deps:
     store: Store
     embedder: Embedder
     llm: BaseChatModel
-    web: WebSource | None = None
+    web: "WebSource | None" = None
 
     def __post_init__(self) -> None:
         if self.web is None and self.settings.tavily_api_key:
+            from deepsift.web.source import WebSource  # only then: it loads trafilatura and tavily
+
             self.web = WebSource(self.settings, self.embedder)
 
     @classmethod

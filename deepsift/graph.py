@@ -23,8 +23,6 @@ from deepsift.nodes.synthesize import synthesize
 from deepsift.search_o1 import build_search_o1
 from deepsift.state import ResearchInput, ResearchState, allow_state_types
 
-AGENTS = ("deepsift", "search-o1")
-
 
 def recursion_limit(agent: str, bound: int) -> int:
     """LangGraph's step limit for a run bounded at `bound` rounds (deepsift) or searches

@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING
 
 from deepsift.errors import UserError
 from deepsift.store import StoreError
+from deepsift.web import WEB, WEB_DESCRIPTION
 
 if TYPE_CHECKING:
     from deepsift.deps import Deps
 
-WEB = "web"
-WEB_DESCRIPTION = "the public web, current events and facts not in the private collections"
+__all__ = ["WEB", "WEB_DESCRIPTION", "all_sources", "available_sources", "resolve_sources"]
 
 
 def all_sources(deps: "Deps") -> list[str]:

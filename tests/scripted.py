@@ -17,9 +17,15 @@ class ScriptedResearcher:
     query the first time for each question, then []; sections cite every excerpt shown plus a
     number never shown."""
 
-    def __init__(self, sub_queries: list[str] = SUB_QUERIES, follow_ups: list[str] | None = None):
+    def __init__(
+        self,
+        sub_queries: list[str] = SUB_QUERIES,
+        follow_ups: list[str] | None = None,
+        follow_up_if: str = "",
+    ):
         self.sub_queries = sub_queries
         self.follow_ups = ["River Orrin phosphorus load"] if follow_ups is None else follow_ups
+        self.follow_up_if = follow_up_if  # only questions containing this get follow-ups
         self.reflections: dict[str, int] = {}  # question -> reflections asked so far
 
     def __call__(self, body: dict[str, Any]) -> Any:
@@ -40,7 +46,8 @@ class ScriptedResearcher:
             # Counted per question, so a run's replies do not depend on the runs before it.
             question = re.search(r"^Question: (.*)$", text, re.MULTILINE)[1]
             self.reflections[question] = self.reflections.get(question, 0) + 1
-            return {"queries": self.follow_ups if self.reflections[question] == 1 else []}
+            first = self.reflections[question] == 1 and self.follow_up_if in question
+            return {"queries": self.follow_ups if first else []}
         if name == "CitedText" and "This section answers:" in text:
             shown = [int(n) for n in re.findall(r"^\[(\d+)\]", text, re.MULTILINE)]
             sentences = [

@@ -4,9 +4,12 @@ import socket
 import subprocess
 import sys
 import time
+from importlib.metadata import entry_points
 from pathlib import Path
 
 import pytest
+
+import deepsift.cli
 
 from conftest import CORPUS, run_cli
 from fake_openai import FakeOpenAI
@@ -251,3 +254,17 @@ def test_search_o1_prints_the_same_json_shape_with_its_answer(data):
     assert answer["sub_queries"] == ["Kestrel Works budget"] and answer["iterations"] == 1
     assert answer["sources"] and "## Sources" in answer["report"]
     assert "searching for “Kestrel Works budget”" in result.stderr
+
+
+def test_help_lists_every_command_including_eval(tmp_path):
+    result = run_cli("--help", data=tmp_path / "data")
+
+    assert result.returncode == 0, result.stderr
+    for command in ("ingest", "collections", "research", "batch", "graph", "eval"):
+        assert re.search(rf"^\s+{command}\s", result.stdout, re.MULTILINE), result.stdout
+
+
+def test_the_console_script_points_at_deepsift_cli_main():
+    (script,) = entry_points(group="console_scripts", name="deepsift")
+
+    assert script.load() is deepsift.cli.main

@@ -12,7 +12,7 @@ from deepsift.eval.runner import ResultsFile
 
 from conftest import run_cli
 from fake_openai import FakeOpenAI
-from scripted import ScriptedSearchO1
+from scripted import ScriptedResearcher, ScriptedSearchO1
 
 
 def test_ranked_recall_counts_gold_titles_in_the_first_k():
@@ -157,7 +157,14 @@ def _eval(*args: str, data: Path, llm_url: str) -> subprocess.CompletedProcess:
     )
 
 
-def test_small_retrieval_eval_end_to_end_with_resume(tmp_path, scripted_llm):
+@pytest.fixture
+def follow_up_for_q1_only():
+    with FakeOpenAI(ScriptedResearcher(follow_up_if="Orla Venn")) as server:
+        yield server
+
+
+def test_small_retrieval_eval_end_to_end_with_resume(tmp_path, follow_up_for_q1_only):
+    scripted_llm = follow_up_for_q1_only
     dataset = write_2wiki(tmp_path / "wiki.json")
     out = tmp_path / "out"
     args = ["retrieval", "--dataset", str(dataset), "--max-iterations", "2", "--out", str(out)]
@@ -262,3 +269,27 @@ def test_search_o1_is_scored_on_what_its_searches_gathered(tmp_path):
     assert set(o1["ranked_titles"][:2]) == {"Orla Venn", "Marrowby"}
     assert o1["recall@2"] == 1.0
     assert "| search-o1 | 3 | 1 |" in result.stdout
+
+
+def test_a_limit_below_one_is_a_one_line_error_and_evaluates_nothing(tmp_path):
+    dataset = write_2wiki(tmp_path / "wiki.json")
+    out = tmp_path / "out"
+
+    result = run_cli(
+        "eval",
+        "retrieval",
+        "--dataset",
+        str(dataset),
+        "--agents",
+        "naive",
+        "--limit",
+        "0",
+        "--out",
+        str(out),
+        data=tmp_path / "data",
+    )
+
+    assert result.returncode == 2
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error:") and "--limit" in lines[0], lines
+    assert not out.exists()

@@ -3,34 +3,13 @@
 import argparse
 from pathlib import Path
 
-import openai
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-)
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-from deepsift.cli import counting_progress
+from deepsift.agents import EVAL_AGENTS
+from deepsift.cli.console import counting_progress, err
 from deepsift.config import Settings
-from deepsift.deps import Deps
 from deepsift.errors import UserError
-from deepsift.eval.datasets import FORMATS, dataset_hash, load_dataset
-from deepsift.eval.report import markdown_table, write_outputs
-from deepsift.eval.runner import (
-    AGENTS,
-    Evaluator,
-    ResultsFile,
-    corpus_collection,
-    failed,
-    judge,
-    record,
-)
-from deepsift.models import chat_model, get_embedder
-from deepsift.store import Store
-
-err = Console(stderr=True)
+from deepsift.eval.datasets import FORMATS
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -39,7 +18,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--dataset", type=Path, required=True)
     parser.add_argument("--format", choices=FORMATS, help="default: guessed from the file")
     parser.add_argument("--limit", type=int, help="the first N questions")
-    parser.add_argument("--agents", default="naive,deepsift", help=f"from {','.join(AGENTS)}")
+    parser.add_argument("--agents", default="naive,deepsift", help=f"from {','.join(EVAL_AGENTS)}")
     parser.add_argument(
         "--max-iterations", type=int, default=3, help="deepsift is scored at 1..N rounds"
     )
@@ -52,12 +31,20 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def run_eval(args: argparse.Namespace, settings: Settings) -> int:
+    from deepsift.deps import Deps
+    from deepsift.eval.datasets import dataset_hash, load_dataset
+    from deepsift.eval.report import markdown_table, write_outputs
+    from deepsift.eval.runner import Evaluator, ResultsFile
+    from deepsift.models import chat_model, get_embedder
+    from deepsift.store import Store
+
     agents = [a.strip() for a in args.agents.split(",") if a.strip()]
-    unknown = sorted(set(agents) - set(AGENTS))
+    unknown = sorted(set(agents) - set(EVAL_AGENTS))
     if unknown or not agents:
-        raise UserError(f"unknown agent {', '.join(unknown)}; choose from {', '.join(AGENTS)}")
-    if min(args.max_iterations, args.max_searches, args.limit or 1) < 1:
-        raise UserError("--max-iterations, --max-searches and --limit must be at least 1")
+        raise UserError(f"unknown agent {', '.join(unknown)}; choose from {', '.join(EVAL_AGENTS)}")
+    for flag in ("max_iterations", "max_searches", "limit"):
+        if getattr(args, flag) is not None and getattr(args, flag) < 1:
+            raise UserError(f"--{flag.replace('_', '-')} must be at least 1")
     questions = load_dataset(args.dataset, args.format)
     if not any(q.paragraphs for q in questions):
         raise UserError(
@@ -96,6 +83,8 @@ def run_eval(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _build_corpus(questions, digest, label, deps) -> str:
+    from deepsift.eval.runner import corpus_collection
+
     with Progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -115,6 +104,10 @@ def _build_corpus(questions, digest, label, deps) -> str:
 
 def _run(evaluator, agents, selected, results, args) -> bool:
     """Evaluate what is not done yet; returns True when interrupted with Ctrl-C."""
+    import openai
+
+    from deepsift.eval.runner import failed, judge, record
+
     todo = [(a, q) for a in agents for q in selected if (a, q.id) not in results.done]
     first = 1 if args.mode == "retrieval" else args.max_iterations
     bounds = list(range(first, args.max_iterations + 1))

@@ -24,7 +24,6 @@ from deepsift.deps import Deps
 from deepsift.errors import UserError
 from deepsift.eval.datasets import EvalQuestion
 from deepsift.eval.metrics import all_found, exact_match, recall_at_k, token_f1
-from deepsift.graph import AGENTS as RESEARCH_AGENTS
 from deepsift.graph import build_graph, recursion_limit
 from deepsift.nodes.answer import answer
 from deepsift.prompts import judge as judge_prompt
@@ -34,7 +33,6 @@ from deepsift.store import StoredChunk
 from deepsift.structured import ask_structured
 
 Mode = Literal["retrieval", "answers"]
-AGENTS = ("naive", *RESEARCH_AGENTS)
 RANKING_DEPTH = 10
 EMBED_BATCH = 256
 

@@ -1,1 +1,6 @@
-"""The web source: Tavily search and the page fetcher."""
+"""The web source: Tavily search and the page fetcher.
+
+Its name and description live here, light to import; `deepsift.sources` owns the rules."""
+
+WEB = "web"
+WEB_DESCRIPTION = "the public web, current events and facts not in the private collections"

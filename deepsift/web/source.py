@@ -17,9 +17,9 @@ from deepsift.ingest.loaders import Block, LoadedDocument
 from deepsift.models import Embedder
 from deepsift.prompts import web as prompt
 from deepsift.queries import clean_queries
-from deepsift.sources import WEB
 from deepsift.state import Chunk, Usage
 from deepsift.structured import ask_structured
+from deepsift.web import WEB
 from deepsift.web.fetch import FetchError, Page, PageFetcher
 from deepsift.web.tavily import SearchError, TavilySearch, WebResult
 

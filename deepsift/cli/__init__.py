@@ -1,0 +1,129 @@
+"""The `deepsift` command: the parser, and one module per command group beside it.
+
+Each command imports what it needs when it runs, so `deepsift --help`, `collections`, `ingest`
+and `graph` load neither the web stack nor the evaluation stack.
+"""
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+from deepsift.agents import AGENTS
+from deepsift.cli.batch import run_batch_command
+from deepsift.cli.collections import run_collections
+from deepsift.cli.console import err
+from deepsift.cli.ingest import run_ingest
+from deepsift.cli.research import run_graph, run_research
+from deepsift.config import Settings
+from deepsift.errors import UserError
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = _parser().parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s: %(message)s")
+    try:
+        settings = Settings()
+        sys.exit(args.run(args, settings) or 0)
+    except KeyboardInterrupt:
+        err.print("interrupted")
+        sys.exit(130)
+    except Exception as e:
+        message = _user_error(e)
+        if message is None:
+            raise
+        err.print(f"[red]error:[/red] {message}", highlight=False, soft_wrap=True)
+        sys.exit(2)
+
+
+def _user_error(e: Exception) -> str | None:
+    """The one line to show for a failure the user can fix; None for a bug."""
+    import openai
+    from pydantic import ValidationError
+
+    if isinstance(e, openai.APIConnectionError | openai.APITimeoutError):
+        url = str(getattr(e.request, "url", "")) if getattr(e, "request", None) else ""
+        return (
+            f"cannot reach the LLM endpoint {url or '(unknown)'}: {e}; check DEEPSIFT_LLM_BASE_URL"
+        )
+    if isinstance(e, openai.APIStatusError):
+        return f"the LLM endpoint {e.request.url} answered {e.status_code}: {e.message}"
+    if isinstance(e, ValidationError):
+        first = e.errors()[0]
+        field = ".".join(str(p) for p in first["loc"])
+        where = f"environment DEEPSIFT_{field.upper()} or deepsift.toml"
+        return f"invalid setting {field}: {first['msg']} ({where})"
+    if isinstance(e, UserError):
+        return str(e)
+    return None
+
+
+def _names(names: str) -> list[str] | None:
+    """A comma-separated list of names; None (search the default sources) when it is empty."""
+    return [n.strip() for n in names.split(",") if n.strip()] if names else None
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="deepsift", description="Deep research over your Milvus collections."
+    )
+    commands = parser.add_subparsers(required=True, metavar="COMMAND")
+
+    ingest = commands.add_parser("ingest", help="add files or folders to a collection")
+    ingest.add_argument("paths", nargs="+", type=Path, metavar="PATH")
+    ingest.add_argument("--collection", required=True)
+    ingest.add_argument("--description", help="what the collection holds (used for routing)")
+    ingest.add_argument("--prune", action="store_true", help="remove files that no longer exist")
+    ingest.set_defaults(run=run_ingest)
+
+    collections = commands.add_parser("collections", help="list collections, or drop one")
+    collections.add_argument("action", nargs="?", choices=["drop"])
+    collections.add_argument("name", nargs="?")
+    collections.add_argument("--json", action="store_true")
+    collections.set_defaults(run=run_collections)
+
+    research = commands.add_parser("research", help="research a question and write a report")
+    research.add_argument("question", nargs="?", default="")
+    research.add_argument("-o", "--output", type=Path, help="write the report (Markdown) here")
+    research.add_argument(
+        "--collections", type=_names, help="comma-separated collections to search"
+    )
+    research.add_argument(
+        "--agent",
+        choices=AGENTS,
+        default="deepsift",
+        help="deepsift: plan, search, reflect, write; search-o1: search while reasoning",
+    )
+    research.add_argument("--max-iterations", type=int, help="deepsift: rounds at most")
+    research.add_argument("--max-searches", type=int, help="search-o1: searches at most")
+    research.add_argument("--thread", help="thread id: resume or reread that run")
+    research.add_argument("--json", action="store_true", help="print one JSON object")
+    research.add_argument(
+        "--web",
+        action=argparse.BooleanOptionalAction,
+        help="search the web too (default: when a Tavily key is set), or never (--no-web)",
+    )
+    research.add_argument(
+        "--review", action="store_true", help="review and edit the planned searches before they run"
+    )
+    research.set_defaults(run=run_research)
+
+    batch = commands.add_parser("batch", help="research every question of a JSONL file")
+    batch.add_argument(
+        "questions", type=Path, metavar="QUESTIONS.jsonl", help='lines {"id", "question"}'
+    )
+    batch.add_argument("-o", "--output", type=Path, required=True, metavar="ANSWERS.jsonl")
+    batch.add_argument("--agent", choices=AGENTS, default="deepsift")
+    batch.add_argument("--concurrency", type=int, default=4, help="questions in flight at once")
+    batch.add_argument("--collections", type=_names, help="comma-separated sources to search")
+    batch.set_defaults(run=run_batch_command)
+
+    graph = commands.add_parser("graph", help="print the research graph as a Mermaid diagram")
+    graph.set_defaults(run=run_graph)
+
+    # Imported here, not at the top: deepsift.eval.command imports deepsift.cli.console, and
+    # importing that runs this module first.
+    from deepsift.eval.command import add_parser as add_eval
+
+    add_eval(commands)
+    return parser

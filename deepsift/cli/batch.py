@@ -1,0 +1,47 @@
+"""`deepsift batch`: research every question of a JSONL file, with progress and resume."""
+
+import argparse
+
+from deepsift.cli.console import counting_progress, err
+from deepsift.config import Settings
+from deepsift.errors import UserError
+
+
+def run_batch_command(args: argparse.Namespace, settings: Settings) -> int:
+    from deepsift.batch import answered_ids, read_questions, run_batch
+
+    if args.concurrency < 1:
+        raise UserError("--concurrency must be at least 1")
+    questions = read_questions(args.questions)
+    done = answered_ids(args.output)
+    todo = [q for q in questions if q.id not in done]
+    if done:
+        err.print(f"{len(done)} already answered in {args.output}; {len(todo)} to go")
+    concurrency = args.concurrency
+    if settings.uses_local_llm and concurrency > 1:
+        err.print("note: the embedded model serves one request at a time; running 1 at a time")
+        concurrency = 1
+    failed = 0
+    with counting_progress() as progress:
+        task = progress.add_task("questions", total=len(todo), failed=0)
+
+        def on_done(question_id: str, error: str | None) -> None:
+            nonlocal failed
+            if error:
+                failed += 1
+                progress.console.print(
+                    f"[yellow]failed[/yellow] {question_id}: {error}", highlight=False
+                )
+            progress.update(task, advance=1, failed=failed)
+
+        run_batch(
+            todo,
+            args.output,
+            settings,
+            agent=args.agent,
+            concurrency=concurrency,
+            collections=args.collections,
+            on_done=on_done,
+        )
+    err.print(f"{len(todo) - failed} answered, {failed} failed; answers in {args.output}")
+    return 1 if todo and failed == len(todo) else 0

@@ -1,0 +1,82 @@
+"""Where the commands write: the consoles, the live view of a research run, progress bars."""
+
+from collections.abc import Callable
+from typing import Any
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+err = Console(stderr=True)
+out = Console()
+
+
+def counting_progress() -> Progress:
+    """A progress bar of done items that also counts failures and shows the time left."""
+    columns = [
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[failed]} failed"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+    ]
+    return Progress(*columns, console=err)
+
+
+def live_view(status: Any) -> Callable[[str, dict[str, Any]], None]:
+    """Print each step of the graph as it finishes; the spinner names the step running next."""
+    next_step = {
+        "decompose": "routing",
+        "route": "searching",
+        "search": "thinking",
+        "reflect": "working",
+        "review": "searching",
+        "reason": "reasoning",
+        "finish": "done",
+        "synthesize": "done",
+    }
+
+    def show(node: str, update: dict[str, Any]) -> None:
+        if node == "decompose":
+            err.print("[bold]sub-queries[/bold]")
+            for query in update.get("pending", []):
+                err.print(f"  • {query}", highlight=False)
+        elif node in ("route", "review"):
+            for route in update.get("routes", []):
+                err.print(
+                    f"[bold]route[/bold] {route.query} → {', '.join(route.sources)}",
+                    highlight=False,
+                )
+        elif node == "search":
+            for chunk in list(update.get("chunks", {}).values())[:1]:
+                found = len(update["chunks"])
+                err.print(
+                    f"[bold]search[/bold] {chunk.collection}: {found} chunks for “{chunk.query}”",
+                    highlight=False,
+                )
+        elif node == "reflect":
+            new = update.get("pending")
+            if new:
+                err.print("[bold]reflect[/bold] still missing, searching again:")
+                for query in new:
+                    err.print(f"  • {query}", highlight=False)
+            else:
+                err.print("[bold]reflect[/bold] enough found; writing the report")
+        elif node == "reason" and update.get("query"):
+            err.print(f"[bold]reason[/bold] searching for “{update['query']}”", highlight=False)
+        elif node == "reason":
+            err.print("[bold]reason[/bold] reached an answer; writing the report")
+        elif node in ("synthesize", "finish"):
+            err.print(
+                f"[bold]report[/bold] written, citing {len(update.get('sources', []))} documents"
+            )
+        status.update(next_step.get(node, node))
+
+    return show

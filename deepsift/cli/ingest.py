@@ -1,0 +1,74 @@
+"""`deepsift ingest`: add files or folders to a collection, with a progress bar and a summary."""
+
+import argparse
+import time
+
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from deepsift.cli.console import err
+from deepsift.config import Settings
+
+
+def run_ingest(args: argparse.Namespace, settings: Settings) -> int:
+    from deepsift.citations import display_path
+    from deepsift.ingest.pipeline import FileResult, ingest
+    from deepsift.models import get_embedder
+    from deepsift.store import Store, check_collection_name
+
+    check_collection_name(args.collection)
+    store = Store(settings)
+    if args.description is None and not store.exists(args.collection):
+        err.print(
+            f"note: {args.collection} has no description; the router chooses collections by "
+            "their descriptions, so add one with --description on a later ingest",
+            highlight=False,
+            soft_wrap=True,
+        )
+    started = time.monotonic()
+    columns = [
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    ]
+    with store, Progress(*columns, console=err, transient=True) as progress:
+        task = progress.add_task("loading the embedding model", total=None)
+        chunks = 0
+
+        def on_start(total: int) -> None:
+            progress.update(task, total=total, description="files  0 new chunks")
+
+        def on_file(result: FileResult) -> None:
+            nonlocal chunks
+            if result.status == "failed":
+                progress.console.print(
+                    f"[yellow]skipped[/yellow] {display_path(result.source)}: {result.error}",
+                    highlight=False,
+                    soft_wrap=True,
+                )
+            else:
+                chunks += result.chunks if result.status in ("added", "updated") else 0
+                progress.advance(task)
+            progress.update(task, description=f"files  {chunks} new chunks")
+
+        embedder = get_embedder(settings)
+        report = ingest(
+            args.paths,
+            args.collection,
+            store,
+            embedder,
+            settings,
+            description=args.description,
+            prune=args.prune,
+            on_file=on_file,
+            on_start=on_start,
+        )
+    seconds = time.monotonic() - started
+    table = Table(title=f"ingest into {args.collection}", title_justify="left")
+    for column in ("added", "updated", "unchanged", "pruned", "failed", "new chunks", "seconds"):
+        table.add_column(column, justify="right")
+    counts = [report.count(s) for s in ("added", "updated", "unchanged", "pruned", "failed")]
+    table.add_row(*map(str, counts), str(report.new_chunks), f"{seconds:.1f}")
+    err.print(table)
+    return 0 if report.succeeded else 1

@@ -1,0 +1,128 @@
+"""`deepsift research` with its live view and review prompt, and `deepsift graph`."""
+
+import argparse
+from collections.abc import Callable
+from typing import Any
+
+from rich.markdown import Markdown
+
+from deepsift.cli.console import err, live_view, out
+from deepsift.config import Settings
+from deepsift.errors import UserError
+
+REVIEW_HELP = """Enter: run this plan · e N TEXT: edit query N · d N: drop query N
+s N A,B: search query N in sources A,B · a TEXT: add a query · q: stop here (resume later)"""
+
+
+def run_research(args: argparse.Namespace, settings: Settings) -> int:
+    from deepsift.api import research
+
+    if not args.question and not args.thread:
+        raise UserError('give a question: deepsift research "QUESTION"')
+    for flag in ("max_iterations", "max_searches"):
+        if getattr(args, flag) is not None and getattr(args, flag) < 1:
+            raise UserError(f"--{flag.replace('_', '-')} must be at least 1")
+    with err.status("starting", spinner="dots") as status:
+        result = research(
+            args.question,
+            settings,
+            agent=args.agent,
+            collections=args.collections,
+            max_iterations=args.max_iterations,
+            max_searches=args.max_searches,
+            thread_id=args.thread,
+            on_update=live_view(status),
+            web=args.web,
+            review=args.review,
+            reviewer=_ask_reviewer(status),
+        )
+    for note in result.notes:
+        err.print(f"[yellow]note:[/yellow] {note}", highlight=False, soft_wrap=True)
+    if result.status == "paused":
+        err.print(
+            "paused for review; resume with: deepsift research --thread " + result.thread_id,
+            highlight=False,
+        )
+        if args.json:
+            print(result.model_dump_json(indent=2))
+        return 0
+    if args.output:
+        args.output.write_text(result.report, encoding="utf-8")
+    if args.json:
+        print(result.model_dump_json(indent=2))
+    else:
+        out.print(Markdown(result.report))
+        usage = result.usage
+        err.print(
+            f"{usage.llm_calls} LLM calls, {usage.prompt_tokens} prompt + "
+            f"{usage.completion_tokens} "
+            f"completion tokens, {usage.seconds:.0f} s; thread {result.thread_id}"
+            + (f"; report written to {args.output}" if args.output else ""),
+            highlight=False,
+        )
+    return 0
+
+
+def _ask_reviewer(status: Any) -> Callable[[dict[str, Any]], list[dict[str, Any]] | None]:
+    """Review the planned searches at the terminal; None (q, or end of input) leaves the run
+    paused."""
+
+    def ask(pending: dict[str, Any]) -> list[dict[str, Any]] | None:
+        plan = [dict(route) for route in pending["routes"]]
+        status.stop()
+        err.print(f"[bold]review[/bold] sources: {', '.join(pending['sources'])}", highlight=False)
+        err.print(REVIEW_HELP, highlight=False)
+        while True:
+            for n, route in enumerate(plan, 1):
+                err.print(
+                    f"  {n}. {route['query']} → {', '.join(route['sources'])}", highlight=False
+                )
+            try:
+                line = err.input("review> ").strip()
+            except EOFError:
+                return None
+            if not line:
+                if plan:
+                    status.start()
+                    return plan
+                err.print("the plan is empty: add a query (a TEXT) or stop (q)")
+                continue
+            if line == "q":
+                return None
+            try:
+                _edit_plan(plan, line, pending["sources"])
+            except ValueError as e:
+                err.print(f"[yellow]{e}[/yellow]", highlight=False)
+
+    return ask
+
+
+def _edit_plan(plan: list[dict[str, Any]], line: str, sources: dict[str, str]) -> None:
+    """Apply one review command to `plan`; ValueError says what was wrong with it."""
+    command, _, rest = line.partition(" ")
+    if command == "a" and rest.strip():
+        plan.append({"query": rest.strip(), "sources": list(sources)})
+        return
+    number, _, text = rest.strip().partition(" ")
+    if command not in ("e", "d", "s") or not number.isdigit() or not 1 <= int(number) <= len(plan):
+        raise ValueError(f"not understood: {line!r}\n{REVIEW_HELP}")
+    route = plan[int(number) - 1]
+    if command == "d":
+        plan.remove(route)
+    elif command == "e" and text.strip():
+        route["query"] = text.strip()
+    elif command == "s":
+        picked = [name.strip() for name in text.split(",") if name.strip()]
+        unknown = [name for name in picked if name not in sources]
+        if unknown or not picked:
+            raise ValueError(f"choose sources from: {', '.join(sources)}")
+        route["sources"] = picked
+    else:
+        raise ValueError(f"not understood: {line!r}\n{REVIEW_HELP}")
+
+
+def run_graph(args: argparse.Namespace, settings: Settings) -> int:
+    from deepsift.graph import mermaid
+
+    print(mermaid())
+    return 0
