@@ -45,6 +45,13 @@ class Settings(BaseSettings):
     max_sub_queries: int = Field(4, ge=1)
     max_iterations: int = Field(3, ge=1)
     top_k: int = Field(5, ge=1, description="chunks per (sub-query, collection) search")
+    search_question: bool = Field(
+        True, description="the first round also searches the question as asked"
+    )
+    hop_chunks: int = Field(
+        2, ge=0, description="LLM-free hop: best chunks whose names are searched each round"
+    )
+    hop_names: int = Field(2, ge=0, description="LLM-free hop: names searched per chunk; 0: off")
     section_chunks: int = Field(4, ge=1, description="excerpts behind each section of the report")
     section_tokens: int = Field(400, ge=50, description="longest section (or conclusion) written")
     max_llm_calls: int = Field(30, ge=1, description="budget of LLM calls for one run")

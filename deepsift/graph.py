@@ -1,6 +1,7 @@
 """build_graph: the research graph's wiring, nothing else.
 
-decompose -> route [-> review] -> search (one branch per sub-query x source) -> reflect -> route ...
+decompose -> route [-> review] -> search (one branch per sub-query x source) -> hop -> reflect
+-> route ...
 -> synthesize (a cited report), or answer (a short answer), or nothing (retrieval only)
 """
 
@@ -15,6 +16,7 @@ from deepsift.config import Settings
 from deepsift.deps import Deps
 from deepsift.nodes.answer import answer
 from deepsift.nodes.decompose import decompose
+from deepsift.nodes.hop import hop
 from deepsift.nodes.reflect import reflect
 from deepsift.nodes.review import review
 from deepsift.nodes.route import route
@@ -71,12 +73,14 @@ def _wire(deps: Deps | None, finish: str, context_schema: type | None = None) ->
     graph.add_node("route", partial(route, deps=deps), destinations=("search", "review"))
     graph.add_node("review", partial(review, deps=deps), destinations=("search",))
     graph.add_node("search", partial(search, deps=deps))
+    graph.add_node("hop", partial(hop, deps=deps))
     graph.add_node(
         "reflect", partial(reflect, deps=deps, finish=last), destinations=("route", last)
     )
     graph.add_edge(START, "decompose")
     graph.add_edge("decompose", "route")
-    graph.add_edge("search", "reflect")
+    graph.add_edge("search", "hop")
+    graph.add_edge("hop", "reflect")
     if last != END:
         graph.add_node(last, partial({"synthesize": synthesize, "answer": answer}[last], deps=deps))
         graph.add_edge(last, END)

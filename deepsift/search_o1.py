@@ -28,7 +28,7 @@ from deepsift.nodes.route import plan_routes
 from deepsift.nodes.search import search_source
 from deepsift.prompts import search_o1 as prompt
 from deepsift.queries import clean_queries
-from deepsift.sources import available_sources, resolve_sources
+from deepsift.sources import WEB, available_sources, resolve_sources
 from deepsift.state import Chunk, RunState, Usage, allow_state_types, merge_chunks, usage_of
 from deepsift.structured import ask_structured, strip_thinking
 
@@ -105,8 +105,16 @@ def reason(state: SearchO1State, deps: Deps) -> Command[Literal["search", "finis
 
 
 def _entry(state: SearchO1State, deps: Deps) -> dict:
-    web = state.get("web")
-    return {"sources_to_search": resolve_sources(deps, state.get("sources_to_search"), web)}
+    """The run's sources, checked; and the question's own search in its collections, so that
+    the run's ranking fuses every search of the reasoning with it (never worse than one)."""
+    sources = resolve_sources(deps, state.get("sources_to_search"), state.get("web"))
+    chunks: dict[str, Chunk] = {}
+    if deps.settings.search_question:
+        k = 2 * deps.settings.top_k
+        for name in (s for s in sources if s != WEB):
+            found = search_source(state["question"], name, deps, k, of_question=True)
+            chunks = merge_chunks(chunks, found["chunks"])
+    return {"sources_to_search": sources, "chunks": chunks}
 
 
 def search(state: SearchO1State, deps: Deps) -> dict:

@@ -215,7 +215,12 @@ def test_graph_prints_the_mermaid_diagram_with_the_review_step(tmp_path):
 
     assert result.returncode == 0, result.stderr
     assert result.stdout.lstrip().startswith("---") and "graph TD;" in result.stdout
-    for edge in ("decompose --> route;", "route -.-> review;", "search --> reflect;"):
+    for edge in (
+        "decompose --> route;",
+        "route -.-> review;",
+        "search --> hop;",
+        "hop --> reflect;",
+    ):
         assert edge in result.stdout
 
 

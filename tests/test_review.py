@@ -43,7 +43,8 @@ def test_the_reviewer_sees_the_plan_and_its_edits_are_what_gets_searched(setting
     assert set(pending["sources"]) == {"science", "operations"}
     assert result.sub_queries == ["Kestrel Works origins", SUB_QUERIES[0]]
     assert {c for q, c in searched if q == "Kestrel Works origins"} == {"operations"}
-    assert {q for q, _ in searched} == {"Kestrel Works origins", SUB_QUERIES[0]}
+    # The reviewed plan, and the question itself (every run's first round searches it too).
+    assert {q for q, _ in searched} == {"Kestrel Works origins", SUB_QUERIES[0], QUESTION}
 
 
 def test_without_a_reviewer_the_run_pauses_and_resumes_with_the_plan_unchanged(settings, deps):

@@ -148,7 +148,7 @@ class Evaluator:
             "max_iterations": self.max_iterations,
         }
         config = {"recursion_limit": recursion_limit("deepsift", self.max_iterations)}
-        # The state right after each round's searches: what a run bounded there ends with
+        # The state right after each round's searches and hop: what a run bounded there ends with
         # (a bounded run skips that round's reflection).
         after_round: dict[int, dict[str, Any]] = {}
         state: dict[str, Any] = {}
@@ -158,7 +158,7 @@ class Evaluator:
                 ran.update(chunk)
                 continue
             state = chunk
-            if "search" in ran:
+            if "hop" in ran:
                 after_round[state["iteration"]] = {**state, "seconds": time.monotonic() - started}
             ran.clear()
         last = max(after_round)

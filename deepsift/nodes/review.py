@@ -4,7 +4,7 @@ from langgraph.types import Command, interrupt
 
 from deepsift.deps import Deps
 from deepsift.errors import UserError
-from deepsift.nodes.route import dispatch
+from deepsift.nodes.route import dispatch, question_searches
 from deepsift.sources import available_sources
 from deepsift.state import ResearchState, Route, Usage
 
@@ -41,4 +41,4 @@ def review(state: ResearchState, deps: Deps) -> Command[Literal["search"]]:
         }
     )
     routes = state["plan"] if answer is None else edited_plan(answer, sources)
-    return dispatch(routes, Usage())
+    return dispatch(routes, Usage(), deps, question_searches(state, deps))

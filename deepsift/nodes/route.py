@@ -6,7 +6,7 @@ from pydantic import BaseModel
 
 from deepsift.deps import Deps
 from deepsift.prompts import route as prompt
-from deepsift.sources import available_sources
+from deepsift.sources import WEB, available_sources
 from deepsift.state import ResearchState, Route, SearchTask, Usage
 from deepsift.structured import ask_structured
 
@@ -44,11 +44,29 @@ def plan_routes(
     return [Route(query=q, sources=chosen[i]) for i, q in enumerate(queries, 1)], usage
 
 
-def dispatch(routes: list[Route], usage: Usage) -> Command[Literal["search"]]:
-    """Record the round's queries and fan out one search per (query, source)."""
-    sends = [
-        Send("search", SearchTask(query=r.query, source=name)) for r in routes for name in r.sources
+def question_searches(state: ResearchState, deps: Deps) -> list[Send]:
+    """The first round also searches the question as asked, in every collection, as deep as
+    one search alone would: the run's ranking then never loses what one search finds."""
+    if state.get("iteration") != 1 or not deps.settings.search_question:
+        return []
+    k = 2 * deps.settings.top_k
+    return [
+        Send("search", SearchTask(query=state["question"], source=name, k=k, of_question=True))
+        for name in state["sources_to_search"]
+        if name != WEB
     ]
+
+
+def dispatch(
+    routes: list[Route], usage: Usage, deps: Deps, also: list[Send] = ()
+) -> Command[Literal["search"]]:
+    """Record the round's queries and fan out one search per (query, source), plus `also`."""
+    k = deps.settings.top_k
+    sends = [
+        Send("search", SearchTask(query=r.query, source=name, k=k, of_question=False))
+        for r in routes
+        for name in r.sources
+    ] + list(also)
     queries = [r.query for r in routes]
     update = {"routes": routes, "pending": queries, "sub_queries": queries, "usage": usage}
     return Command(goto=sends, update=update)
@@ -62,4 +80,4 @@ def route(state: ResearchState, deps: Deps) -> Command[Literal["search", "review
     )
     if state.get("review") and state.get("iteration") == 1:
         return Command(goto="review", update={"plan": routes, "usage": usage})
-    return dispatch(routes, usage)
+    return dispatch(routes, usage, deps, question_searches(state, deps))

@@ -1,20 +1,22 @@
 from deepsift.deps import Deps
 from deepsift.sources import WEB
-from deepsift.state import SearchTask
+from deepsift.state import SearchTask, result_list
 
 
-def search_source(query: str, source: str, deps: Deps) -> dict:
+def search_source(
+    query: str, source: str, deps: Deps, k: int | None = None, of_question: bool = False
+) -> dict:
     """One query in one source (a collection, or the web), as a state update: the chunks found,
     and for the web what its rephrasing cost and what failed."""
     if source == WEB:
         found = deps.web.search(query, deps.llm)
-        chunks = {chunk.id: chunk for chunk in found.chunks}
-        return {"chunks": chunks, "usage": found.usage, "notes": found.notes}
+        hits = sorted(found.chunks, key=lambda c: -c.score)
+        return {"chunks": result_list(hits), "usage": found.usage, "notes": found.notes}
     vector = deps.embedder.embed([query])[0]
-    hits = deps.store.search(source, query, vector, deps.settings.top_k)
-    return {"chunks": {chunk.id: chunk for chunk in hits}}
+    hits = deps.store.search(source, query, vector, k or deps.settings.top_k)
+    return {"chunks": result_list(hits, of_question)}
 
 
 def search(task: SearchTask, deps: Deps) -> dict:
     """One branch of the fan-out."""
-    return search_source(task["query"], task["source"], deps)
+    return search_source(task["query"], task["source"], deps, task["k"], task["of_question"])

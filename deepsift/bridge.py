@@ -1,0 +1,51 @@
+"""Bridge queries for the LLM-free hop, in the spirit of multi-hop dense retrieval (Xiong et al.,
+ICLR 2021): the next hop of a question usually goes through a name that the best passages so far
+mention and the question does not (the film's director, the company's founder). Each such name
+is searched alone and together with the question; no model call is needed.
+"""
+
+import re
+
+from deepsift.state import Chunk
+
+# Capitalised words, joined across the small words inside names ("Duke of York", "Van der Berg").
+_NAME = re.compile(
+    r"\b[A-Z][\w'’.-]*(?:\s+(?:(?:of|the|de|der|von|van|del|la|le|da|di|du|y|and|&)\s+)?"
+    r"[A-Z][\w'’.-]*)*"
+)
+# Capitalised because they start a sentence, not because they name something.
+_NOT_NAMES = set(
+    "A An And As At After Also Although Before But By During For From He Her His However How "
+    "If In Is It Its Many Most Of On Or She Since Some That The Their There These They This "
+    "Those To Was Were What When Where Which While Who Why With".split()
+)
+
+
+def salient_names(text: str) -> list[str]:
+    """Names in `text`, in order of first mention."""
+    names = []
+    for match in _NAME.finditer(text):
+        words = match.group(0).strip(" .-").split()
+        while words and words[0] in _NOT_NAMES:
+            words = words[1:]
+        name = " ".join(words)
+        if len(name) >= 3 and name not in _NOT_NAMES:
+            names.append(name)
+    return list(dict.fromkeys(names))
+
+
+def bridge_queries(question: str, chunks: list[Chunk], names_per_chunk: int) -> list[str]:
+    """For each chunk, its first `names_per_chunk` names that neither the question nor the
+    chunk's own title holds; each as a query alone and with the question."""
+    asked = question.casefold()
+    queries = []
+    for chunk in chunks:
+        title = chunk.title.casefold()
+        new = [
+            name
+            for name in salient_names(chunk.text)
+            if name.casefold() not in asked and name.casefold() != title
+        ]
+        for name in new[:names_per_chunk]:
+            queries += [name, f"{question} {name}"]
+    return list(dict.fromkeys(queries))
