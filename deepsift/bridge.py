@@ -8,16 +8,18 @@ import re
 
 from deepsift.state import Chunk
 
-# Capitalised words, joined across the small words inside names ("Duke of York", "Van der Berg").
+# Capitalised words and initials on one line, joined across the small words inside names
+# ("Duke of York", "J. R. R. Tolkien"); a full stop after a word ends the name (and a sentence).
+_WORD = r"(?:[A-Z]\.|[A-Z][\w'’-]*)"
 _NAME = re.compile(
-    r"\b[A-Z][\w'’.-]*(?:\s+(?:(?:of|the|de|der|von|van|del|la|le|da|di|du|y|and|&)\s+)?"
-    r"[A-Z][\w'’.-]*)*"
+    rf"\b{_WORD}(?:[ \t]+(?:(?:of|the|de|der|von|van|del|la|le|da|di|du|y|and|&)[ \t]+)?{_WORD})*"
 )
-# Capitalised because they start a sentence, not because they name something.
+# Capitalised because they start a sentence, or common words that name no one to look up.
 _NOT_NAMES = set(
     "A An And As At After Also Although Before But By During For From He Her His However How "
     "If In Is It Its Many Most Of On Or She Since Some That The Their There These They This "
-    "Those To Was Were What When Where Which While Who Why With".split()
+    "Those To Was Were What When Where Which While Who Why With January February March April "
+    "May June July August September October November December".split()
 )
 
 
@@ -36,7 +38,8 @@ def salient_names(text: str) -> list[str]:
 
 def bridge_queries(question: str, chunks: list[Chunk], names_per_chunk: int) -> list[str]:
     """For each chunk, its first `names_per_chunk` names that neither the question nor the
-    chunk's own title holds; each as a query alone and with the question."""
+    chunk's own title holds (that one is found already); each as a query alone and with the
+    question."""
     asked = question.casefold()
     queries = []
     for chunk in chunks:
@@ -44,7 +47,7 @@ def bridge_queries(question: str, chunks: list[Chunk], names_per_chunk: int) -> 
         new = [
             name
             for name in salient_names(chunk.text)
-            if name.casefold() not in asked and name.casefold() != title
+            if name.casefold() not in asked and name.casefold() not in title
         ]
         for name in new[:names_per_chunk]:
             queries += [name, f"{question} {name}"]

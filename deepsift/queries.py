@@ -1,5 +1,7 @@
 """Clean the queries a model proposes: trimmed, non-empty, new, and no more than allowed."""
 
+import re
+
 
 def clean_queries(proposed: list[str], limit: int, already: list[str] = ()) -> list[str]:
     seen = {q.casefold() for q in already}
@@ -10,3 +12,21 @@ def clean_queries(proposed: list[str], limit: int, already: list[str] = ()) -> l
             seen.add(query.casefold())
             kept.append(query)
     return kept[:limit]
+
+
+_STOPWORDS = set(
+    "a an and are as at be by did do does for from has have how in is it its of on or the "
+    "their to was were what when where which who whom whose why with".split()
+)
+
+
+def terms(text: str) -> set[str]:
+    """The words of a query that carry meaning, case-folded."""
+    return {word for word in re.findall(r"\w+", text.casefold()) if word not in _STOPWORDS}
+
+
+def with_new_terms(proposed: list[str], searched: list[str]) -> list[str]:
+    """The queries that add a term no searched query had: reordering or trimming the words
+    already searched finds nothing new (small models often propose just that)."""
+    known = set().union(*(terms(query) for query in searched))
+    return [query for query in proposed if terms(query) - known]

@@ -59,14 +59,19 @@ RRF_K = 60
 # The question's own best hits keep the lead: on public 2WikiMultiHopQA, fusion alone put other
 # queries' hits above them and lost 5 points of recall@2 against one search.
 QUESTION_LEAD = 2
+# How much a decomposed sub-query's list counts in the fusion, against 1 for the question's own
+# search and the hop's: measured on public 2WikiMultiHopQA and MuSiQue (benchmarks/ablation.py).
+SUB_QUERY_WEIGHT = 0.5
 
 
-def result_list(hits: list[Chunk], of_question: bool = False) -> dict[str, Chunk]:
+def result_list(
+    hits: list[Chunk], of_question: bool = False, weight: float = 1.0
+) -> dict[str, Chunk]:
     """One search's hits, best first, as a state update carrying their share of the fusion."""
     return {
         chunk.id: chunk.model_copy(
             update={
-                "fused": 1 / (RRF_K + rank),
+                "fused": weight / (RRF_K + rank),
                 "question_rank": rank if of_question else None,
             }
         )
@@ -99,7 +104,7 @@ def ranked(state: "RunState") -> list[Chunk]:
 
     def key(c: Chunk) -> tuple:
         lead = c.question_rank if c.question_rank and c.question_rank <= QUESTION_LEAD else 99
-        return (lead, -(c.fused or c.score), order.get(c.query, len(order)), c.source, c.position)
+        return (lead, -c.fused, -c.score, order.get(c.query, len(order)), c.source, c.position)
 
     return sorted(state.get("chunks", {}).values(), key=key)
 

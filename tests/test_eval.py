@@ -7,7 +7,7 @@ import pytest
 from deepsift.errors import UserError
 from deepsift.eval.datasets import load_dataset
 from deepsift.eval.metrics import all_found, exact_match, recall_at_k, token_f1
-from deepsift.eval.report import summarize
+from deepsift.eval.report import by_kind, summarize
 from deepsift.eval.runner import ResultsFile
 
 from conftest import run_cli
@@ -293,3 +293,91 @@ def test_a_limit_below_one_is_a_one_line_error_and_evaluates_nothing(tmp_path):
     lines = [line for line in result.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and lines[0].startswith("error:") and "--limit" in lines[0], lines
     assert not out.exists()
+
+
+def test_summaries_compare_agents_on_the_questions_all_of_them_finished():
+    def row(agent, bound, qid, recall):
+        return {
+            "agent": agent,
+            "max_iterations": bound,
+            "id": qid,
+            "recall@2": recall,
+            "recall@5": recall,
+            "recall@10": recall,
+            "all@10": recall == 1.0,
+            "rounds": 1,
+            "llm_calls": 1,
+            "prompt_tokens": 0,
+            "completion_tokens": 0,
+            "seconds": 1.0,
+            "error": None,
+        }
+
+    rows = [row("naive", 0, q, 1.0) for q in ("1", "2", "3")] + [row("deepsift", 1, "1", 0.5)]
+
+    naive, deepsift = sorted(summarize(rows, "retrieval"), key=lambda s: s["agent"] != "naive")
+
+    assert naive["questions"] == deepsift["questions"] == 1
+    assert (naive["left_out"], deepsift["left_out"]) == (2, 0)
+    assert naive["recall@5"] == 1.0 and deepsift["recall@5"] == 0.5
+
+
+def test_every_bound_costs_what_a_run_bounded_there_spends(tmp_path, follow_up_for_q1_only):
+    dataset = write_2wiki(tmp_path / "wiki.json")
+    out = tmp_path / "out"
+    args = ["retrieval", "--dataset", str(dataset), "--max-iterations", "3", "--out", str(out)]
+
+    result = _eval(
+        *args,
+        "--limit",
+        "2",
+        "--agents",
+        "deepsift",
+        data=tmp_path / "data",
+        llm_url=follow_up_for_q1_only.url,
+    )
+
+    assert result.returncode == 0, result.stderr
+    rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    calls = {(r["id"], r["max_iterations"]): r["llm_calls"] for r in rows}
+    # q1: decompose, a reflection that adds a query, one that stops: 1, 2, 3 calls.
+    assert [calls[("q1", bound)] for bound in (1, 2, 3)] == [1, 2, 3]
+    # q2: its first reflection stops; a run bounded at 2 or 3 makes it, one bounded at 1 not.
+    assert [calls[("q2", bound)] for bound in (1, 2, 3)] == [1, 2, 2]
+
+
+def test_summaries_break_recall_down_by_hop_count(tmp_path):
+    musique = tmp_path / "musique.json"
+    record = {
+        "id": "m1",
+        "question": "Q?",
+        "answer": "A",
+        "paragraphs": [{"title": "T1", "paragraph_text": "P1", "is_supporting": True}],
+        "question_decomposition": [{"question": "a"}, {"question": "b #1"}, {"question": "c #2"}],
+    }
+    musique.write_text(json.dumps([record]))
+    assert load_dataset(musique)[0].kind == "3-hop"
+
+    def row(qid, kind, recall):
+        return {
+            "agent": "naive",
+            "max_iterations": 0,
+            "id": qid,
+            "kind": kind,
+            **{f"recall@{k}": recall for k in (2, 5, 10)},
+            "all@10": recall == 1.0,
+            "rounds": 1,
+            "llm_calls": 0,
+            "prompt_tokens": 0,
+            "completion_tokens": 0,
+            "seconds": 0.1,
+            "error": None,
+        }
+
+    rows = [row("1", "2-hop", 1.0), row("2", "2-hop", 0.5), row("3", "3-hop", 0.0)]
+
+    lines = {line["kind"]: line for line in by_kind(rows, "retrieval")}
+
+    assert set(lines) == {"2-hop", "3-hop"}
+    assert lines["2-hop"]["recall@5"] == 0.75 and lines["2-hop"]["questions"] == 2
+    assert lines["3-hop"]["recall@5"] == 0.0

@@ -33,7 +33,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 def run_eval(args: argparse.Namespace, settings: Settings) -> int:
     from deepsift.deps import Deps
     from deepsift.eval.datasets import dataset_hash, load_dataset
-    from deepsift.eval.report import markdown_table, write_outputs
+    from deepsift.eval.report import write_outputs
     from deepsift.eval.runner import Evaluator, ResultsFile
     from deepsift.models import chat_model, get_embedder
     from deepsift.store import Store
@@ -73,8 +73,8 @@ def run_eval(args: argparse.Namespace, settings: Settings) -> int:
         interrupted = _run(evaluator, agents, selected, results, args)
     ids = {q.id for q in selected}
     rows = [r for r in results.rows if r["agent"] in agents and r["id"] in ids]
-    summary = write_outputs(args.out, rows, args.mode)
-    print(markdown_table(summary), end="")
+    write_outputs(args.out, rows, args.mode)
+    print((args.out / "summary.md").read_text(), end="")
     err.print(f"results in {args.out}/ (results.jsonl, summary.json, summary.md, recall_at_5.png)")
     if interrupted:
         err.print("interrupted: finished questions are kept; rerun the same command to resume")

@@ -20,6 +20,7 @@ class EvalQuestion:
     answer: str
     gold_titles: list[str] = field(default_factory=list)
     paragraphs: list[tuple[str, str]] = field(default_factory=list)  # (title, text)
+    kind: str = ""  # the set's question type (2Wiki, HotpotQA) or hop count (MuSiQue: "3-hop")
 
 
 def dataset_hash(path: Path) -> str:
@@ -77,6 +78,7 @@ def _load_context_style(record: dict, n: int) -> EvalQuestion:
         answer=str(record["answer"]),
         gold_titles=gold,
         paragraphs=paragraphs,
+        kind=str(record.get("type", "")),
     )
 
 
@@ -89,6 +91,9 @@ def _load_musique(record: dict, n: int) -> EvalQuestion:
         answer=str(record.get("answer", "")),
         gold_titles=list(dict.fromkeys(gold)),
         paragraphs=paragraphs,
+        kind=f"{len(record['question_decomposition'])}-hop"
+        if record.get("question_decomposition")
+        else "",
     )
 
 

@@ -12,13 +12,19 @@ COST_COLUMNS = ["rounds", "llm_calls", "prompt_tokens", "completion_tokens", "se
 
 
 def summarize(rows: list[dict[str, Any]], mode: str) -> list[dict[str, Any]]:
-    """Means per (agent, max_iterations); a question that errored counts as 0 for quality."""
+    """Means per (agent, max_iterations) over the questions that every one of them finished, so
+    that they compare on the same questions (`left_out` counts the others); a question that
+    errored counts as 0 for quality."""
     groups: dict[tuple[str, int], list[dict[str, Any]]] = defaultdict(list)
     for row in rows:
         groups[(row["agent"], row["max_iterations"])].append(row)
+    shared = set.intersection(*({r["id"] for r in g} for g in groups.values())) if groups else set()
     quality = RETRIEVAL_COLUMNS + (ANSWER_COLUMNS if mode == "answers" else [])
     summary = []
-    for (agent, bound), group in sorted(groups.items()):
+    for (agent, bound), everything in sorted(groups.items()):
+        group = [r for r in everything if r["id"] in shared]
+        if not group:
+            continue
         ok = [r for r in group if not r.get("error")]
         line: dict[str, Any] = {"agent": agent, "max_iterations": bound, "questions": len(group)}
         for column in quality:
@@ -26,6 +32,7 @@ def summarize(rows: list[dict[str, Any]], mode: str) -> list[dict[str, Any]]:
             line[column] = round(sum(values) / len(group), 4) if values else None
         for column in COST_COLUMNS:
             line[column] = round(mean(r[column] for r in ok), 2) if ok else None
+        line["left_out"] = len(everything) - len(group)
         line["errors"] = round(1 - len(ok) / len(group), 4)
         summary.append(line)
     return summary
@@ -82,9 +89,24 @@ def plot_recall(summary: list[dict[str, Any]], path: Path, metric: str = "recall
     return True
 
 
+def by_kind(rows: list[dict[str, Any]], mode: str) -> list[dict[str, Any]]:
+    """The summary again for each question type or hop count the set gives (none: [])."""
+    kinds = sorted({row.get("kind") or "" for row in rows} - {""})
+    return [
+        {"kind": kind, **line}
+        for kind in kinds
+        for line in summarize([r for r in rows if r.get("kind") == kind], mode)
+    ]
+
+
 def write_outputs(out: Path, rows: list[dict[str, Any]], mode: str) -> list[dict[str, Any]]:
     summary = summarize(rows, mode)
+    kinds = by_kind(rows, mode)
     (out / "summary.json").write_text(json.dumps(summary, indent=2))
-    (out / "summary.md").write_text(markdown_table(summary))
+    (out / "summary_by_kind.json").write_text(json.dumps(kinds, indent=2))
+    (out / "summary.md").write_text(
+        markdown_table(summary)
+        + (f"\nBy question type:\n\n{markdown_table(kinds)}" if kinds else "")
+    )
     plot_recall(summary, out / "recall_at_5.png")
     return summary

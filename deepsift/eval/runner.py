@@ -13,7 +13,7 @@ import hashlib
 import json
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -47,6 +47,7 @@ class Outcome:
     usage: Usage
     seconds: float
     answer: str = ""
+    queries: list[str] = field(default_factory=list)  # the sub-queries searched
 
 
 def corpus_collection(
@@ -165,15 +166,18 @@ class Evaluator:
         # An answer exists only at the end of the run, so answers are scored at the bound alone.
         first = self.max_iterations if self.mode == "answers" else 1
         for bound in range(first, self.max_iterations + 1):
-            final = bound == self.max_iterations
-            snapshot = state if final else after_round[min(bound, last)]
+            # Past the round where reflection said "enough", a run bounded there would have
+            # made that reflection too: it ends as the whole run did.
+            final = bound == self.max_iterations or bound > last
+            snapshot = state if final else after_round[bound]
             yield Outcome(
                 bound,
                 ranked(snapshot),
                 min(bound, last),
                 snapshot.get("usage") or Usage(),
                 time.monotonic() - started if final else snapshot["seconds"],
-                state.get("answer", "") if final else "",
+                state.get("answer", "") if bound == self.max_iterations else "",
+                snapshot.get("sub_queries", []),
             )
 
     def search_o1(self, question: EvalQuestion) -> Iterator[Outcome]:
@@ -200,6 +204,7 @@ class Evaluator:
             state.get("usage") or Usage(),
             time.monotonic() - started,
             state.get("answer", ""),
+            state.get("sub_queries", []),
         )
 
     def run(self, agent: str, question: EvalQuestion) -> Iterator[Outcome]:
@@ -215,9 +220,11 @@ def record(
         "agent": agent,
         "max_iterations": outcome.max_iterations,
         "id": question.id,
+        "kind": question.kind,
         "gold_titles": question.gold_titles,
         "ranked_titles": titles,
         "rounds": outcome.rounds,
+        "queries": outcome.queries,
         **outcome.usage.model_dump(),
         "seconds": round(outcome.seconds, 2),
         "error": None,

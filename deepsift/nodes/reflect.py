@@ -9,7 +9,7 @@ from deepsift import budget
 from deepsift.deps import Deps
 from deepsift.excerpts import label, quoted
 from deepsift.prompts import reflect as prompt
-from deepsift.queries import clean_queries
+from deepsift.queries import clean_queries, with_new_terms
 from deepsift.sources import all_sources
 from deepsift.state import ResearchState, ranked
 from deepsift.structured import ask_structured
@@ -65,6 +65,7 @@ def reflect(
     ]
     reply, usage = ask_structured(deps.llm, messages, Reflection)
     new = clean_queries(reply.queries if reply else [], MAX_NEW_QUERIES, state["sub_queries"])
+    new = with_new_terms(new, [state["question"], *state["sub_queries"]])
     new = drop_rephrasings(new, state["sub_queries"], deps)
     if not new:
         return Command(goto=finish, update={"usage": usage})

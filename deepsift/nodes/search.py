@@ -1,22 +1,31 @@
 from deepsift.deps import Deps
 from deepsift.sources import WEB
-from deepsift.state import SearchTask, result_list
+from deepsift.state import SUB_QUERY_WEIGHT, SearchTask, result_list
 
 
 def search_source(
-    query: str, source: str, deps: Deps, k: int | None = None, of_question: bool = False
+    query: str,
+    source: str,
+    deps: Deps,
+    k: int | None = None,
+    of_question: bool = False,
+    weight: float = 1.0,
 ) -> dict:
     """One query in one source (a collection, or the web), as a state update: the chunks found,
     and for the web what its rephrasing cost and what failed."""
     if source == WEB:
         found = deps.web.search(query, deps.llm)
         hits = sorted(found.chunks, key=lambda c: -c.score)
-        return {"chunks": result_list(hits), "usage": found.usage, "notes": found.notes}
+        chunks = result_list(hits, weight=weight)
+        return {"chunks": chunks, "usage": found.usage, "notes": found.notes}
     vector = deps.embedder.embed([query])[0]
     hits = deps.store.search(source, query, vector, k or deps.settings.top_k)
-    return {"chunks": result_list(hits, of_question)}
+    return {"chunks": result_list(hits, of_question, weight)}
 
 
 def search(task: SearchTask, deps: Deps) -> dict:
-    """One branch of the fan-out."""
-    return search_source(task["query"], task["source"], deps, task["k"], task["of_question"])
+    """One branch of the fan-out: the question itself, or a decomposed sub-query."""
+    weight = 1.0 if task["of_question"] else SUB_QUERY_WEIGHT
+    return search_source(
+        task["query"], task["source"], deps, task["k"], task["of_question"], weight
+    )

@@ -16,16 +16,16 @@ from deepsift.structured import ask_structured
 def plan_sections(
     state: ResearchState, per_section: int, most: int = budget.MAX_SECTIONS
 ) -> list[tuple[str, list[Chunk]]]:
-    """One section per sub-query that found something (`most` at most), with its best chunks."""
+    """A section for each sub-query whose evidence the run ranks best (`most` at most, from
+    any round, so a query that reflection added competes with the first ones), in the order
+    they were asked, each with its best chunks."""
     by_query: dict[str, list[Chunk]] = {}
     for chunk in ranked(state):
         by_query.setdefault(chunk.query, []).append(chunk)
-    sections = [
-        (query, by_query[query][:per_section])
-        for query in state.get("sub_queries", [])
-        if by_query.get(query)
-    ]
-    return sections[: min(most, budget.MAX_SECTIONS)]
+    asked = [query for query in state.get("sub_queries", []) if by_query.get(query)]
+    position = {query: n for n, query in enumerate(by_query)}  # of its best chunk in the ranking
+    best = set(sorted(asked, key=position.get)[: min(most, budget.MAX_SECTIONS)])
+    return [(query, by_query[query][:per_section]) for query in asked if query in best]
 
 
 def synthesize(state: ResearchState, deps: Deps) -> dict:

@@ -1,0 +1,116 @@
+"""Multi-hop retrieval mechanics: the question's own search, fused ranking, the LLM-free hop,
+follow-ups that must add a term, and sections chosen by evidence."""
+
+from deepsift import Settings, research
+from deepsift.bridge import bridge_queries
+from deepsift.deps import Deps
+from deepsift.models import chat_model, get_embedder
+from deepsift.nodes.synthesize import plan_sections
+from deepsift.state import Chunk, merge_chunks, ranked, result_list
+
+from fake_openai import FakeOpenAI
+from scripted import SUB_QUERIES, ScriptedResearcher, ScriptedSearchO1
+
+QUESTION = "Why was Kestrel Works built, what did it cost against its budget, and did it work?"
+
+
+def chunk(name: str, query: str = "q") -> Chunk:
+    return Chunk(id=name, text=name, source=f"/{name}.md", title=name, collection="c", query=query)
+
+
+def deps_for(tmp_path, server, sample_store) -> Deps:
+    settings = Settings(data_dir=tmp_path, llm_base_url=server.url, llm_api_key="t")
+    return Deps(settings, sample_store, get_embedder(settings), chat_model(settings))
+
+
+def test_fused_ranking_puts_a_chunk_found_by_two_queries_above_one_found_once():
+    twice, once = chunk("twice", "second"), chunk("once", "first")
+    chunks: dict[str, Chunk] = {}
+    for hits in ([once, chunk("x", "first")], [twice, chunk("y", "second")], [twice]):
+        chunks = merge_chunks(chunks, result_list(hits))
+
+    order = [c.id for c in ranked({"chunks": chunks, "sub_queries": ["first", "second"]})]
+
+    # Both lead a list at rank 1; the one found again comes first, though its query came later.
+    assert order[:2] == ["twice", "once"]
+
+
+def test_the_question_s_own_top_hits_keep_the_lead():
+    question_hits = result_list([chunk("q1"), chunk("q2"), chunk("q3")], of_question=True)
+    chunks = merge_chunks(question_hits, result_list([chunk("q3"), chunk("other")]))
+    chunks = merge_chunks(chunks, result_list([chunk("q3"), chunk("other")]))
+
+    assert [c.id for c in ranked({"chunks": chunks})][:3] == ["q1", "q2", "q3"]
+
+
+def test_every_run_of_either_agent_searches_the_question_itself(tmp_path, sample_store):
+    searched: list[tuple[str, str]] = []
+
+    def collect(node, update):
+        searched.extend((node, c.query) for c in update.get("chunks", {}).values())
+
+    with FakeOpenAI(ScriptedResearcher()) as server:
+        deps = deps_for(tmp_path, server, sample_store)
+        research(QUESTION, deps.settings, deps=deps, max_iterations=1, on_update=collect)
+    assert ("search", QUESTION) in searched
+
+    searched.clear()
+    with FakeOpenAI(ScriptedSearchO1(["Kestrel Works cost"])) as server:
+        deps = deps_for(tmp_path / "o1", server, sample_store)
+        research(QUESTION, deps.settings, deps=deps, agent="search-o1", on_update=collect)
+    assert ("reason", QUESTION) in searched and ("search", "Kestrel Works cost") in searched
+
+
+def test_the_hop_searches_the_names_the_best_chunk_mentions_and_the_question_does_not():
+    found = Chunk(
+        id="1",
+        text="Orla Venn\n\nOrla Venn is a painter. She was born in Marrowby, near Calder Bay.",
+        source="/orla.md",
+        title="Orla Venn",
+        collection="c",
+    )
+    question = "Where was the painter Orla Venn born?"
+
+    queries = bridge_queries(question, [found], names_per_chunk=2)
+
+    assert queries == ["Marrowby", f"{question} Marrowby", "Calder Bay", f"{question} Calder Bay"]
+
+
+def test_a_run_s_hop_searches_names_from_its_best_chunks(tmp_path, sample_store):
+    hopped: list[str] = []
+
+    def collect(node, update):
+        if node == "hop":
+            hopped.extend(c.query for c in update.get("chunks", {}).values())
+
+    with FakeOpenAI(ScriptedResearcher()) as server:
+        deps = deps_for(tmp_path, server, sample_store)
+        research(QUESTION, deps.settings, deps=deps, max_iterations=1, on_update=collect)
+
+    assert hopped and not set(hopped) & {QUESTION, *SUB_QUERIES}
+
+
+def test_a_follow_up_that_adds_no_new_term_is_dropped(tmp_path, sample_store):
+    reordered = "Kestrel Works built why"  # the words of a sub-query already searched
+    with FakeOpenAI(ScriptedResearcher(follow_ups=[reordered])) as server:
+        deps = deps_for(tmp_path, server, sample_store)
+        same = research(QUESTION, deps.settings, deps=deps, max_iterations=2)
+    with FakeOpenAI(ScriptedResearcher(follow_ups=["River Orrin phosphorus load"])) as server:
+        deps = deps_for(tmp_path / "new", server, sample_store)
+        new = research(QUESTION, deps.settings, deps=deps, max_iterations=2)
+
+    assert same.iterations == 1 and reordered not in same.sub_queries
+    assert new.iterations == 2 and "River Orrin phosphorus load" in new.sub_queries
+
+
+def test_sections_go_to_the_best_evidence_a_reflection_query_included():
+    asked = [f"first round {n}" for n in range(1, 7)] + ["added by reflection"]
+    chunks: dict[str, Chunk] = {}
+    for query in ["added by reflection", *asked[:6]]:  # the added query found the best chunk
+        chunks = merge_chunks(chunks, result_list([chunk(f"best for {query}", query)]))
+    chunks = merge_chunks(chunks, result_list([chunk("best for added by reflection")]))
+
+    sections = plan_sections({"chunks": chunks, "sub_queries": asked}, per_section=2)
+
+    assert len(sections) == 6 and "added by reflection" in [query for query, _ in sections]
+    assert [query for query, _ in sections][-1] == "added by reflection"  # in the order asked
