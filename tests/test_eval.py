@@ -34,21 +34,7 @@ def test_answers_are_compared_after_the_usual_normalisation():
 
 def test_errored_questions_count_as_zero_and_as_errors():
     rows = [
-        {
-            "agent": "naive",
-            "max_iterations": 0,
-            "id": "1",
-            "recall@2": 1.0,
-            "recall@5": 1.0,
-            "recall@10": 1.0,
-            "all@10": True,
-            "rounds": 1,
-            "llm_calls": 0,
-            "prompt_tokens": 0,
-            "completion_tokens": 0,
-            "seconds": 0.1,
-            "error": None,
-        },
+        result_row("naive", 0, "1", 1.0),
         {"agent": "naive", "max_iterations": 0, "id": "2", "error": "boom"},
     ]
 
@@ -296,24 +282,8 @@ def test_a_limit_below_one_is_a_one_line_error_and_evaluates_nothing(tmp_path):
 
 
 def test_summaries_compare_agents_on_the_questions_all_of_them_finished():
-    def row(agent, bound, qid, recall):
-        return {
-            "agent": agent,
-            "max_iterations": bound,
-            "id": qid,
-            "recall@2": recall,
-            "recall@5": recall,
-            "recall@10": recall,
-            "all@10": recall == 1.0,
-            "rounds": 1,
-            "llm_calls": 1,
-            "prompt_tokens": 0,
-            "completion_tokens": 0,
-            "seconds": 1.0,
-            "error": None,
-        }
-
-    rows = [row("naive", 0, q, 1.0) for q in ("1", "2", "3")] + [row("deepsift", 1, "1", 0.5)]
+    rows = [result_row("naive", 0, q, 1.0) for q in ("1", "2", "3")]
+    rows.append(result_row("deepsift", 1, "1", 0.5))
 
     naive, deepsift = sorted(summarize(rows, "retrieval"), key=lambda s: s["agent"] != "naive")
 
@@ -358,26 +328,32 @@ def test_summaries_break_recall_down_by_hop_count(tmp_path):
     musique.write_text(json.dumps([record]))
     assert load_dataset(musique)[0].kind == "3-hop"
 
-    def row(qid, kind, recall):
-        return {
-            "agent": "naive",
-            "max_iterations": 0,
-            "id": qid,
-            "kind": kind,
-            **{f"recall@{k}": recall for k in (2, 5, 10)},
-            "all@10": recall == 1.0,
-            "rounds": 1,
-            "llm_calls": 0,
-            "prompt_tokens": 0,
-            "completion_tokens": 0,
-            "seconds": 0.1,
-            "error": None,
-        }
-
-    rows = [row("1", "2-hop", 1.0), row("2", "2-hop", 0.5), row("3", "3-hop", 0.0)]
+    rows = [
+        result_row("naive", 0, "1", 1.0, "2-hop"),
+        result_row("naive", 0, "2", 0.5, "2-hop"),
+        result_row("naive", 0, "3", 0.0, "3-hop"),
+    ]
 
     lines = {line["kind"]: line for line in by_kind(rows, "retrieval")}
 
     assert set(lines) == {"2-hop", "3-hop"}
     assert lines["2-hop"]["recall@5"] == 0.75 and lines["2-hop"]["questions"] == 2
     assert lines["3-hop"]["recall@5"] == 0.0
+
+
+def result_row(agent: str, bound: int, qid: str, recall: float, kind: str = "") -> dict:
+    """One line of results.jsonl with the same recall at every k."""
+    return {
+        "agent": agent,
+        "max_iterations": bound,
+        "id": qid,
+        "kind": kind,
+        **{f"recall@{k}": recall for k in (2, 5, 10)},
+        "all@10": recall == 1.0,
+        "rounds": 1,
+        "llm_calls": 0,
+        "prompt_tokens": 0,
+        "completion_tokens": 0,
+        "seconds": 0.1,
+        "error": None,
+    }
