@@ -51,7 +51,7 @@ def first_round(question: str, queries: list[str], use: tuple, ctx, weight: floa
 
     chunks: dict[str, Chunk] = {}
     if with_question:
-        chunks = merge_chunks(chunks, search(question, 2 * settings.top_k, of_question=True))
+        chunks = merge_chunks(chunks, search(question, settings.question_depth, of_question=True))
     for query in queries if with_subs else []:
         chunks = merge_chunks(chunks, search(query, settings.top_k, w=weight))
     state = {"chunks": chunks, "sub_queries": queries if with_subs else []}

@@ -100,6 +100,11 @@ class Settings(BaseSettings):
         return not self.llm_base_url and not self.llm_api_key
 
     @property
+    def question_depth(self) -> int:
+        """Hits kept from the search of the question itself: as deep as one search alone."""
+        return 2 * self.top_k
+
+    @property
     def resolved_milvus_uri(self) -> str:
         return self.milvus_uri or str(self.data_dir / "milvus.db")
 

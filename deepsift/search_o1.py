@@ -110,7 +110,7 @@ def _entry(state: SearchO1State, deps: Deps) -> dict:
     sources = resolve_sources(deps, state.get("sources_to_search"), state.get("web"))
     chunks: dict[str, Chunk] = {}
     if deps.settings.search_question:
-        k = 2 * deps.settings.top_k
+        k = deps.settings.question_depth
         for name in (s for s in sources if s != WEB):
             found = search_source(state["question"], name, deps, k, of_question=True)
             chunks = merge_chunks(chunks, found["chunks"])

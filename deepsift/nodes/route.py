@@ -49,7 +49,7 @@ def question_searches(state: ResearchState, deps: Deps) -> list[Send]:
     one search alone would: the run's ranking then never loses what one search finds."""
     if state.get("iteration") != 1 or not deps.settings.search_question:
         return []
-    k = 2 * deps.settings.top_k
+    k = deps.settings.question_depth
     return [
         Send("search", SearchTask(query=state["question"], source=name, k=k, of_question=True))
         for name in state["sources_to_search"]
