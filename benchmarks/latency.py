@@ -4,7 +4,10 @@ Counts the sequential LLM rounds on the critical path (requests that overlap in 
 round) and compares the wall time with rounds x delay: near 1 means the graph adds little
 overhead and concurrent work (the report's sections) really overlaps.
 
-    python benchmarks/latency.py [--delay 0.3] [--runs 3]
+With --embedded, runs `make demo`'s research step on the embedded model instead (run it alone)
+and prints where each run spends its seconds, calls and tokens, step by step, and the median.
+
+    python benchmarks/latency.py [--delay 0.3] [--runs 3] [--embedded]
 """
 
 import argparse
@@ -43,11 +46,63 @@ def rounds(intervals: list[tuple[float, float]]) -> int:
     return count
 
 
+DEMO_QUESTION = (
+    "Why was the Kestrel Works treatment plant built, how much did it cost in the end compared "
+    "with its approved budget, and did it reduce phosphorus levels in Lake Veldmere?"
+)
+DEMO_DESCRIPTIONS = {  # as `make demo` ingests them
+    "science": "Science and monitoring of Lake Veldmere: water-quality data, the Kestrel Works "
+    "plant design, buffer-strip trials, sediment studies, the monitoring network and its staff",
+    "operations": "Operations of the Lake Veldmere Water Authority: board minutes and budgets, "
+    "contracts and costs, incident reports, press releases",
+}
+
+
+def embedded_demo(runs: int) -> None:
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = Settings(data_dir=Path(tmp))
+        store = Store(settings)
+        for name, description in DEMO_DESCRIPTIONS.items():
+            embedder = get_embedder(settings)
+            ingest([CORPUS / name], name, store, embedder, settings, description=description)
+        store.close()
+        for run in range(1, runs + 1):
+            result = research(DEMO_QUESTION, settings, max_iterations=2)
+            usage = result.usage
+            for step, cost in usage.steps.items():
+                rows.append({"run": run, "step": step, **cost.model_dump()})
+            rows.append(
+                {
+                    "run": run,
+                    "step": "TOTAL (wall)",
+                    "seconds": usage.seconds,
+                    "llm_calls": usage.llm_calls,
+                    "prompt_tokens": usage.prompt_tokens,
+                    "completion_tokens": usage.completion_tokens,
+                    "cached_tokens": usage.cached_tokens,
+                    "report_words": len(result.report.split()),
+                    "cited_documents": len(result.sources),
+                }
+            )
+    for row in rows:
+        for field in ("cached_tokens", "report_words", "cited_documents"):
+            row.setdefault(field, "")
+    print_table(rows)
+    totals = sorted((r for r in rows if r["step"] == "TOTAL (wall)"), key=lambda r: r["seconds"])
+    print(f"median of {runs}: {totals[len(totals) // 2]['seconds']:.1f} s")
+    print(f"wrote {save('latency_embedded', rows)}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--delay", type=float, default=0.3, help="seconds per LLM reply")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--embedded", action="store_true", help="the demo, on the embedded model")
     args = parser.parse_args()
+    if args.embedded:
+        embedded_demo(args.runs)
+        return
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         settings = Settings(data_dir=Path(tmp))

@@ -31,10 +31,11 @@ class Settings(BaseSettings):
     local_model: str = Field(
         "qwen2.5-coder-1.5b", description="embedded model when no endpoint is set"
     )
-    local_context: int = 8192
-    llm_concurrency: int = Field(
-        4, ge=1, description="LLM requests in flight at once (embedded: 1)"
+    local_context: int = Field(8192, ge=2048, description="embedded model: tokens per slot")
+    local_slots: int = Field(
+        4, ge=1, description="embedded model: requests decoded together (benchmarks/slots.py)"
     )
+    llm_concurrency: int = Field(4, ge=1, description="endpoint: LLM requests in flight at once")
 
     embedding_base_url: str = Field(
         "", description="OpenAI-compatible embeddings; empty: embedded MiniLM"
@@ -98,6 +99,12 @@ class Settings(BaseSettings):
     @property
     def uses_local_llm(self) -> bool:
         return not self.llm_base_url and not self.llm_api_key
+
+    @property
+    def llm_parallel(self) -> int:
+        """LLM requests worth sending at once: the embedded model's slots, or the endpoint's
+        concurrency (more would only queue, and time out)."""
+        return self.local_slots if self.uses_local_llm else self.llm_concurrency
 
     @property
     def question_depth(self) -> int:

@@ -5,7 +5,6 @@ decompose -> route [-> review] -> search (one branch per sub-query x source) -> 
 -> synthesize (a cited report), or answer (a short answer), or nothing (retrieval only)
 """
 
-from functools import partial
 from typing import Literal
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -24,6 +23,7 @@ from deepsift.nodes.search import search
 from deepsift.nodes.synthesize import synthesize
 from deepsift.search_o1 import build_search_o1
 from deepsift.state import ResearchInput, ResearchState, allow_state_types
+from deepsift.steps import step
 
 
 def recursion_limit(agent: str, bound: int) -> int:
@@ -69,19 +69,20 @@ def mermaid() -> str:
 def _wire(deps: Deps | None, finish: str, context_schema: type | None = None) -> StateGraph:
     last = {"report": "synthesize", "answer": "answer", "retrieval": END}[finish]
     graph = StateGraph(ResearchState, context_schema=context_schema, input_schema=ResearchInput)
-    graph.add_node("decompose", partial(decompose, deps=deps))
-    graph.add_node("route", partial(route, deps=deps), destinations=("search", "review"))
-    graph.add_node("review", partial(review, deps=deps), destinations=("search",))
-    graph.add_node("search", partial(search, deps=deps))
-    graph.add_node("hop", partial(hop, deps=deps))
+    graph.add_node("decompose", step("decompose", decompose, deps=deps))
+    graph.add_node("route", step("route", route, deps=deps), destinations=("search", "review"))
+    graph.add_node("review", step("review", review, deps=deps), destinations=("search",))
+    graph.add_node("search", step("search", search, deps=deps))
+    graph.add_node("hop", step("hop", hop, deps=deps))
     graph.add_node(
-        "reflect", partial(reflect, deps=deps, finish=last), destinations=("route", last)
+        "reflect", step("reflect", reflect, deps=deps, finish=last), destinations=("route", last)
     )
     graph.add_edge(START, "decompose")
     graph.add_edge("decompose", "route")
     graph.add_edge("search", "hop")
     graph.add_edge("hop", "reflect")
     if last != END:
-        graph.add_node(last, partial({"synthesize": synthesize, "answer": answer}[last], deps=deps))
+        finisher = {"synthesize": synthesize, "answer": answer}[last]
+        graph.add_node(last, step(last, finisher, deps=deps))
         graph.add_edge(last, END)
     return graph

@@ -27,6 +27,13 @@ class Embedder(Protocol):
     def embed(self, texts: list[str]) -> list[list[float]]: ...
 
 
+def similarities(embedder: Embedder, texts: list[str], others: list[str]) -> np.ndarray:
+    """Cosine similarity of each of `texts` (rows) to each of `others` (columns)."""
+    vectors = np.array(embedder.embed(texts + others))
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True).clip(1e-12)
+    return vectors[: len(texts)] @ vectors[len(texts) :].T
+
+
 def _package_dir(package: str) -> Path:
     spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
@@ -154,7 +161,7 @@ def local_model_file() -> Path:
 class LocalChatServer:
     """llama.cpp's OpenAI-compatible server, in this process, on 127.0.0.1."""
 
-    def __init__(self, context: int) -> None:
+    def __init__(self, context: int, slots: int = 1) -> None:
         try:
             import xllamacpp
         except ImportError:
@@ -164,8 +171,10 @@ class LocalChatServer:
             ) from None
         params = xllamacpp.CommonParams()
         params.model.path = str(local_model_file())
-        params.n_ctx = context
-        params.n_parallel = 1
+        # Slots decode their requests together, in one batch; each slot gets `context` tokens.
+        params.n_ctx = context * slots
+        params.n_parallel = slots
+        params.kv_unified = False
         params.cpuparams.n_threads = os.cpu_count() or 1
         params.cpuparams_batch.n_threads = os.cpu_count() or 1
         params.hostnames = ["127.0.0.1"]
@@ -194,7 +203,7 @@ def local_server(settings: Settings) -> LocalChatServer:
     global _local_server
     with _local_server_lock:
         if _local_server is None:
-            _local_server = LocalChatServer(settings.local_context)
+            _local_server = LocalChatServer(settings.local_context, settings.local_slots)
             atexit.register(_local_server.stop)
         return _local_server
 

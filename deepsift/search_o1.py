@@ -9,7 +9,6 @@ search result is the next user turn, so it runs on any OpenAI-compatible chat en
 
 import operator
 from concurrent.futures import ThreadPoolExecutor
-from functools import partial
 from typing import Annotated, Literal
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
@@ -30,6 +29,7 @@ from deepsift.prompts import search_o1 as prompt
 from deepsift.queries import clean_queries
 from deepsift.sources import WEB, available_sources, resolve_sources
 from deepsift.state import Chunk, RunState, Usage, allow_state_types, merge_chunks, usage_of
+from deepsift.steps import step
 from deepsift.structured import ask_structured, strip_thinking
 
 EXCERPTS_PER_SEARCH = 5
@@ -55,9 +55,9 @@ def build_search_o1(
     """reason -> search -> reason ... -> finish (a short answer and a cited report)."""
     allow_state_types(checkpointer)
     graph = StateGraph(SearchO1State)
-    graph.add_node("reason", partial(reason, deps=deps), destinations=("search", "finish"))
-    graph.add_node("search", partial(search, deps=deps))
-    graph.add_node("finish", partial(finish, deps=deps))
+    graph.add_node("reason", step("reason", reason, deps=deps), destinations=("search", "finish"))
+    graph.add_node("search", step("search", search, deps=deps))
+    graph.add_node("finish", step("finish", finish, deps=deps))
     graph.add_edge(START, "reason")
     graph.add_edge("search", "reason")
     graph.add_edge("finish", END)

@@ -12,16 +12,38 @@ from pydantic import BaseModel
 from typing_extensions import TypedDict
 
 
-class Usage(BaseModel):
+class StepCost(BaseModel):
+    """What one graph step spent over a run; `seconds` adds up its parallel branches."""
+
+    seconds: float = 0.0
     llm_calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
 
+    def __add__(self, other: "StepCost") -> "StepCost":
+        return StepCost(
+            seconds=round(self.seconds + other.seconds, 3),
+            llm_calls=self.llm_calls + other.llm_calls,
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            completion_tokens=self.completion_tokens + other.completion_tokens,
+        )
+
+
+class Usage(BaseModel):
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    steps: dict[str, StepCost] = {}  # by graph step (deepsift.steps.timed); adds up to the totals
+
     def __add__(self, other: "Usage") -> "Usage":
+        steps = dict(self.steps)
+        for name, cost in other.steps.items():
+            steps[name] = steps[name] + cost if name in steps else cost
         return Usage(
             llm_calls=self.llm_calls + other.llm_calls,
             prompt_tokens=self.prompt_tokens + other.prompt_tokens,
             completion_tokens=self.completion_tokens + other.completion_tokens,
+            steps=steps,
         )
 
 
@@ -158,6 +180,7 @@ class ResearchState(RunState, total=False):
     plan: list[Route]  # the first round's routes, while they wait for review
     routes: Annotated[list[Route], operator.add]
     hopped: Annotated[list[str], operator.add]  # chunk ids the LLM-free hop has followed
+    reflected_on: list[str]  # the chunk ids the last reflection was shown
 
 
 def allow_state_types(checkpointer: Any) -> None:
@@ -167,7 +190,7 @@ def allow_state_types(checkpointer: Any) -> None:
         checkpointer is not None
         and type(getattr(checkpointer, "serde", None)) is JsonPlusSerializer
     ):
-        types = [(cls.__module__, cls.__name__) for cls in (Chunk, Route, Source, Usage)]
+        types = [(cls.__module__, cls.__name__) for cls in (Chunk, Route, Source, Usage, StepCost)]
         checkpointer.serde = JsonPlusSerializer(allowed_msgpack_modules=types)
 
 

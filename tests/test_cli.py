@@ -74,8 +74,16 @@ def test_research_json_has_the_documented_shape_and_writes_the_report(data, scri
     assert result.returncode == 0, result.stderr
     answer = json.loads(result.stdout)
     assert set(answer) >= {"question", "report", "sources", "sub_queries", "iterations", "usage"}
-    assert set(answer["usage"]) == {"llm_calls", "prompt_tokens", "completion_tokens", "seconds"}
-    assert answer["usage"]["llm_calls"] == len(scripted_llm.requests)
+    usage = answer["usage"]
+    assert set(usage) == {"llm_calls", "prompt_tokens", "completion_tokens", "seconds", "steps"}
+    assert usage["llm_calls"] == len(scripted_llm.requests)
+    # Every step is accounted for: the steps' calls and tokens add up to the run's.
+    steps = usage["steps"]
+    assert {"decompose", "route", "search", "reflect", "synthesize"} <= set(steps)
+    for field in ("llm_calls", "prompt_tokens", "completion_tokens"):
+        assert sum(cost[field] for cost in steps.values()) == usage[field] > 0
+    assert steps["search"]["llm_calls"] == 0 and steps["synthesize"]["llm_calls"] >= 2
+    assert 0 < sum(cost["seconds"] for cost in steps.values())
     assert all(set(s) == {"n", "title", "source"} for s in answer["sources"])
     assert report.read_text() == answer["report"]
     assert "## Sources" in answer["report"]

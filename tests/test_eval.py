@@ -137,15 +137,17 @@ def test_a_results_line_cut_by_a_kill_is_dropped_so_that_question_reruns(tmp_pat
         ResultsFile(tmp_path, {"run": 2})
 
 
-def _eval(*args: str, data: Path, llm_url: str) -> subprocess.CompletedProcess:
+def _eval(*args: str, data: Path, llm_url: str, **env: str) -> subprocess.CompletedProcess:
     return run_cli(
-        "eval", *args, data=data, DEEPSIFT_LLM_BASE_URL=llm_url, DEEPSIFT_LLM_API_KEY="k"
+        "eval", *args, data=data, DEEPSIFT_LLM_BASE_URL=llm_url, DEEPSIFT_LLM_API_KEY="k", **env
     )
 
 
 @pytest.fixture
 def follow_up_for_q1_only():
-    with FakeOpenAI(ScriptedResearcher(follow_up_if="Orla Venn")) as server:
+    # A paragraph the first round of q1 does not find at top_k 1 (test_every_bound_costs...).
+    follow_up = ["Fenwick Dray, composer from Quill Harbour"]
+    with FakeOpenAI(ScriptedResearcher(follow_ups=follow_up, follow_up_if="Orla Venn")) as server:
         yield server
 
 
@@ -305,6 +307,10 @@ def test_every_bound_costs_what_a_run_bounded_there_spends(tmp_path, follow_up_f
         "deepsift",
         data=tmp_path / "data",
         llm_url=follow_up_for_q1_only.url,
+        # Small searches and no hop, so q1's follow-up brings new evidence and its second
+        # reflection is asked (a round that adds nothing to the top skips it).
+        DEEPSIFT_TOP_K="1",
+        DEEPSIFT_HOP_NAMES="0",
     )
 
     assert result.returncode == 0, result.stderr

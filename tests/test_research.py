@@ -53,15 +53,57 @@ def test_loop_follows_reflection_then_stops_when_it_asks_for_nothing(settings, d
     assert searched, "the follow-up query reached the later prompts"
 
 
+def test_a_round_that_adds_nothing_to_the_top_excerpts_ends_without_reflecting(settings, deps):
+    off_topic = ScriptedResearcher(follow_ups=["zebra migration across the Serengeti"])
+    with FakeOpenAI(off_topic) as server:
+        deps.llm = chat_model(settings.model_copy(update={"llm_base_url": server.url}))
+        result = research(QUESTION, settings, deps=deps, max_iterations=3)
+
+    assert result.iterations == 2 and result.sub_queries[-1].startswith("zebra")
+    assert _asked(server).count("Reflection") == 1
+
+
+@pytest.mark.parametrize("new_evidence, asked", [(False, 0), (True, 1)])
+def test_reflection_is_asked_again_only_when_the_top_excerpts_changed(
+    settings, deps, scripted_llm, new_evidence, asked
+):
+    from deepsift.nodes.reflect import EXCERPTS, reflect
+    from deepsift.state import Chunk
+
+    chunks = {
+        f"c{n}": Chunk(id=f"c{n}", text=f"text {n}", source="s", title="t", collection="science")
+        for n in range(EXCERPTS + 2)
+    }
+    top_before = [f"c{n}" for n in range(EXCERPTS)]
+    if new_evidence:  # a chunk the last round found outranks the ones reflection saw
+        chunks["c9"] = chunks["c9"].model_copy(update={"fused": 1.0})
+    state = {
+        "question": QUESTION,
+        "sub_queries": ["Kestrel Works cost", "Lake Veldmere phosphorus"],
+        "chunks": chunks,
+        "iteration": 2,
+        "max_iterations": 3,
+        "sources_to_search": ["science"],
+        "reflected_on": top_before,
+    }
+
+    reflect(state, deps)
+
+    assert _asked(scripted_llm).count("Reflection") == asked
+
+
+def _asked(server) -> list[str]:
+    """The schema each request asked for, in order."""
+    return [
+        (r.get("response_format") or {}).get("json_schema", {}).get("name") for r in server.requests
+    ]
+
+
 def test_max_iterations_bounds_the_loop_without_asking_reflection(settings, deps, scripted_llm):
     result = research(QUESTION, settings, deps=deps, max_iterations=1)
 
     assert result.iterations == 1
-    names = [
-        (r.get("response_format") or {}).get("json_schema", {}).get("name")
-        for r in scripted_llm.requests
-    ]
-    assert "Reflection" not in names
+    assert "Reflection" not in _asked(scripted_llm)
 
 
 @pytest.mark.parametrize("budget, rounds", [(19, 1), (20, 2)])

@@ -114,7 +114,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     batch.add_argument("-o", "--output", type=Path, required=True, metavar="ANSWERS.jsonl")
     batch.add_argument("--agent", choices=AGENTS, default="deepsift")
-    batch.add_argument("--concurrency", type=int, default=4, help="questions in flight at once")
+    batch.add_argument(
+        "--concurrency",
+        type=int,
+        help="questions in flight at once (default: the endpoint's llm_concurrency, or the "
+        "embedded model's local_slots)",
+    )
     batch.add_argument("--collections", type=_names, help="comma-separated sources to search")
     batch.set_defaults(run=run_batch_command)
 

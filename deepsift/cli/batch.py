@@ -10,17 +10,20 @@ from deepsift.errors import UserError
 def run_batch_command(args: argparse.Namespace, settings: Settings) -> int:
     from deepsift.batch import answered_ids, read_questions, run_batch
 
-    if args.concurrency < 1:
+    if args.concurrency is not None and args.concurrency < 1:
         raise UserError("--concurrency must be at least 1")
     questions = read_questions(args.questions)
     done = answered_ids(args.output)
     todo = [q for q in questions if q.id not in done]
     if done:
         err.print(f"{len(done)} already answered in {args.output}; {len(todo)} to go")
-    concurrency = args.concurrency
-    if settings.uses_local_llm and concurrency > 1:
-        err.print("note: the embedded model serves one request at a time; running 1 at a time")
-        concurrency = 1
+    concurrency = args.concurrency or settings.llm_parallel
+    if settings.uses_local_llm and concurrency > settings.local_slots:
+        err.print(
+            f"note: the embedded model serves {settings.local_slots} requests at a time "
+            f"(DEEPSIFT_LOCAL_SLOTS); running {settings.local_slots} questions at a time"
+        )
+        concurrency = settings.local_slots
     failed = 0
     with counting_progress() as progress:
         task = progress.add_task("questions", total=len(todo), failed=0)

@@ -44,39 +44,51 @@ def live_view(status: Any) -> Callable[[str, dict[str, Any]], None]:
     }
 
     def show(node: str, update: dict[str, Any]) -> None:
+        took = _took(node, update)
         if node == "decompose":
-            err.print("[bold]sub-queries[/bold]")
+            err.print(f"[bold]sub-queries[/bold]{took}")
             for query in update.get("pending", []):
                 err.print(f"  • {query}", highlight=False)
         elif node in ("route", "review"):
             for route in update.get("routes", []):
                 err.print(
-                    f"[bold]route[/bold] {route.query} → {', '.join(route.sources)}",
+                    f"[bold]route[/bold] {route.query} → {', '.join(route.sources)}{took}",
                     highlight=False,
                 )
         elif node == "search":
             for chunk in list(update.get("chunks", {}).values())[:1]:
                 found = len(update["chunks"])
                 err.print(
-                    f"[bold]search[/bold] {chunk.collection}: {found} chunks for “{chunk.query}”",
+                    f"[bold]search[/bold] {chunk.collection}: {found} chunks"
+                    f" for “{chunk.query}”{took}",
                     highlight=False,
                 )
         elif node == "reflect":
             new = update.get("pending")
             if new:
-                err.print("[bold]reflect[/bold] still missing, searching again:")
+                err.print(f"[bold]reflect[/bold] still missing, searching again:{took}")
                 for query in new:
                     err.print(f"  • {query}", highlight=False)
             else:
-                err.print("[bold]reflect[/bold] enough found; writing the report")
+                err.print(f"[bold]reflect[/bold] enough found; writing the report{took}")
         elif node == "reason" and update.get("query"):
-            err.print(f"[bold]reason[/bold] searching for “{update['query']}”", highlight=False)
+            err.print(
+                f"[bold]reason[/bold] searching for “{update['query']}”{took}", highlight=False
+            )
         elif node == "reason":
-            err.print("[bold]reason[/bold] reached an answer; writing the report")
+            err.print(f"[bold]reason[/bold] reached an answer; writing the report{took}")
         elif node in ("synthesize", "finish"):
             err.print(
                 f"[bold]report[/bold] written, citing {len(update.get('sources', []))} documents"
+                + took
             )
         status.update(next_step.get(node, node))
 
     return show
+
+
+def _took(node: str, update: dict[str, Any]) -> str:
+    """The seconds the step just took, as the live view shows them."""
+    usage = update.get("usage")
+    cost = usage.steps.get(node) if usage else None
+    return f" [dim]({cost.seconds:.1f} s)[/dim]" if cost else ""

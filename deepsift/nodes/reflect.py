@@ -1,6 +1,5 @@
 from typing import Literal
 
-import numpy as np
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.types import Command
 from pydantic import BaseModel
@@ -8,6 +7,7 @@ from pydantic import BaseModel
 from deepsift import budget
 from deepsift.deps import Deps
 from deepsift.excerpts import label, quoted
+from deepsift.models import similarities
 from deepsift.prompts import reflect as prompt
 from deepsift.queries import clean_queries, with_new_terms
 from deepsift.sources import all_sources
@@ -29,9 +29,7 @@ def drop_rephrasings(new: list[str], searched: list[str], deps: Deps) -> list[st
     searching them again finds nothing new."""
     if not new:
         return new
-    vectors = np.array(deps.embedder.embed(new + searched))
-    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True).clip(1e-12)
-    similarity = vectors[: len(new)] @ vectors[len(new) :].T
+    similarity = similarities(deps.embedder, new, searched)
     return [
         query
         for query, row in zip(new, similarity, strict=True)
@@ -49,9 +47,13 @@ def reflect(
     room = budget.round_fits(state.get("usage"), searched, MAX_NEW_QUERIES, sources, deps.settings)
     if state["iteration"] >= max_iterations or not room:
         return Command(goto=finish)
+    top = ranked(state)[:EXCERPTS]
+    if {c.id for c in top} <= set(state.get("reflected_on", [])):
+        # The last round put nothing new into the top excerpts: asking again would show the
+        # model what it saw last time, for a call of tens of seconds on the embedded model.
+        return Command(goto=finish)
     excerpts = "\n".join(
-        f"- {label(c)}\n{quoted(' '.join(c.text.split())[:EXCERPT_CHARS])}"
-        for c in ranked(state)[:EXCERPTS]
+        f"- {label(c)}\n{quoted(' '.join(c.text.split())[:EXCERPT_CHARS])}" for c in top
     )
     messages = [
         SystemMessage(prompt.SYSTEM.format(max_queries=MAX_NEW_QUERIES)),
@@ -75,5 +77,6 @@ def reflect(
             "pending": new,
             "iteration": state["iteration"] + 1,
             "usage": usage,
+            "reflected_on": [c.id for c in top],
         },
     )

@@ -1,10 +1,12 @@
 from typing import Literal
 
+import numpy as np
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.types import Command, Send
 from pydantic import BaseModel
 
 from deepsift.deps import Deps
+from deepsift.models import similarities
 from deepsift.prompts import route as prompt
 from deepsift.sources import WEB, available_sources
 from deepsift.state import ResearchState, Route, SearchTask, Usage
@@ -20,28 +22,59 @@ class Routing(BaseModel):
     routes: list[QueryRoute]
 
 
+# How far the best source's description must lead the next, in cosine similarity to the query,
+# for the query to be routed there without the model (benchmarks/routing.py).
+CLEAR_LEAD = 0.1
+
+
 def plan_routes(
     queries: list[str], sources: dict[str, str], deps: Deps
 ) -> tuple[list[Route], Usage]:
-    """The sources for each query, chosen by the model from their descriptions (every source
-    when there is only one, or when the model picks none that exists)."""
+    """The sources for each query: the one whose description clearly matches it best by
+    embedding similarity; otherwise the model picks from the descriptions (every source when
+    there is only one, or when the model picks none that exists)."""
     usage = Usage()
     chosen = {i: list(sources) for i in range(1, len(queries) + 1)}
     if len(sources) > 1:
-        listing = "\n".join(
-            f"- {name}: {text or '(no description)'}" for name, text in sources.items()
-        )
-        numbered = "\n".join(f"{i}. {q}" for i, q in enumerate(queries, 1))
-        messages = [
-            SystemMessage(prompt.SYSTEM.format(sources=listing)),
-            HumanMessage(prompt.USER.format(queries=numbered)),
-        ]
-        reply, usage = ask_structured(deps.llm, messages, Routing)
-        for item in reply.routes if reply else []:
-            picked = [name for name in dict.fromkeys(item.sources) if name in sources]
-            if item.query in chosen and picked:
-                chosen[item.query] = picked
+        chosen |= clear_routes(queries, sources, deps)
+        unclear = [i for i, names in chosen.items() if len(names) > 1]
+        if unclear:
+            picked, usage = model_routes([queries[i - 1] for i in unclear], sources, deps)
+            chosen |= {unclear[n - 1]: names for n, names in picked.items()}
     return [Route(query=q, sources=chosen[i]) for i, q in enumerate(queries, 1)], usage
+
+
+def clear_routes(queries: list[str], sources: dict[str, str], deps: Deps) -> dict[int, list[str]]:
+    """Queries (numbered from 1) whose best-matching source leads the next by CLEAR_LEAD."""
+    names = list(sources)
+    described = [f"{name}: {sources[name]}" for name in names]
+    similarity = similarities(deps.embedder, queries, described)
+    clear = {}
+    for i, row in enumerate(similarity, 1):
+        second, best = np.argsort(row)[-2:]
+        if row[best] - row[second] >= CLEAR_LEAD:
+            clear[i] = [names[best]]
+    return clear
+
+
+def model_routes(
+    queries: list[str], sources: dict[str, str], deps: Deps
+) -> tuple[dict[int, list[str]], Usage]:
+    """The sources the model picks for each query (numbered from 1), from their descriptions;
+    a query it gives none that exists for is left out."""
+    listing = "\n".join(f"- {name}: {text or '(no description)'}" for name, text in sources.items())
+    numbered = "\n".join(f"{i}. {q}" for i, q in enumerate(queries, 1))
+    messages = [
+        SystemMessage(prompt.SYSTEM.format(sources=listing)),
+        HumanMessage(prompt.USER.format(queries=numbered)),
+    ]
+    reply, usage = ask_structured(deps.llm, messages, Routing)
+    picked = {}
+    for item in reply.routes if reply else []:
+        names = [name for name in dict.fromkeys(item.sources) if name in sources]
+        if 1 <= item.query <= len(queries) and names:
+            picked[item.query] = names
+    return picked, usage
 
 
 def question_searches(state: ResearchState, deps: Deps) -> list[Send]:

@@ -51,9 +51,7 @@ def synthesize(state: ResearchState, deps: Deps) -> dict:
         )
         return write(prompt.SECTION_SYSTEM, user, {number[c.id] for c in chunks})
 
-    # The embedded server has one slot; requests queued behind it would only time out.
-    workers = 1 if deps.settings.uses_local_llm else deps.settings.llm_concurrency
-    with ThreadPoolExecutor(max_workers=workers) as pool:
+    with ThreadPoolExecutor(max_workers=deps.settings.llm_parallel) as pool:
         written = list(pool.map(write_section, sections))
     usage = sum((u for _, u in written), Usage())
     body = [f"# {state['question']}"]

@@ -14,7 +14,7 @@ from pydantic import BaseModel
 from deepsift.config import Settings
 from deepsift.ingest.chunking import chunk_document
 from deepsift.ingest.loaders import Block, LoadedDocument
-from deepsift.models import Embedder
+from deepsift.models import Embedder, similarities
 from deepsift.prompts import web as prompt
 from deepsift.queries import clean_queries
 from deepsift.state import Chunk, Usage
@@ -116,9 +116,7 @@ class WebSource:
                 )
         if not candidates:
             return []
-        vectors = np.array(self.embedder.embed([query] + [c.text for c in candidates]))
-        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True).clip(1e-12)
-        similarity = vectors[1:] @ vectors[0]
+        similarity = similarities(self.embedder, [query], [c.text for c in candidates])[0]
         kept: list[tuple[float, Chunk]] = []
         per_page: dict[str, int] = {}
         for n in np.argsort(-similarity):
