@@ -33,6 +33,7 @@ class Usage(BaseModel):
     llm_calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_tokens: int = 0  # of the prompt tokens, those the server reused from its prompt cache
     steps: dict[str, StepCost] = {}  # by graph step (deepsift.steps.timed); adds up to the totals
 
     def __add__(self, other: "Usage") -> "Usage":
@@ -43,6 +44,7 @@ class Usage(BaseModel):
             llm_calls=self.llm_calls + other.llm_calls,
             prompt_tokens=self.prompt_tokens + other.prompt_tokens,
             completion_tokens=self.completion_tokens + other.completion_tokens,
+            cached_tokens=self.cached_tokens + other.cached_tokens,
             steps=steps,
         )
 
@@ -54,6 +56,7 @@ def usage_of(reply: Any) -> Usage:
         llm_calls=1,
         prompt_tokens=meta.get("input_tokens", 0),
         completion_tokens=meta.get("output_tokens", 0),
+        cached_tokens=(meta.get("input_token_details") or {}).get("cache_read", 0),
     )
 
 

@@ -1,6 +1,7 @@
 """A loopback HTTP server speaking the OpenAI chat-completions protocol, with scripted replies."""
 
 import json
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -25,6 +26,7 @@ class FakeOpenAI:
         self.requests: list[dict[str, Any]] = []
         self.intervals: list[tuple[float, float]] = []  # (start, end) of each reply, monotonic
         self._lock = threading.Lock()
+        self._last_prompt = ""
         self._server = _Server(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
@@ -52,6 +54,9 @@ class FakeOpenAI:
             _check_schema(answer, body)
             answer = json.dumps(answer)
         prompt = " ".join(str(m.get("content", "")) for m in body.get("messages", []))
+        with self._lock:  # a prompt cache of one entry, as a one-slot llama.cpp server keeps
+            cached = len(os.path.commonprefix([prompt, self._last_prompt]))
+            self._last_prompt = prompt
         limit = body.get("max_completion_tokens") or body.get("max_tokens")
         cut = limit is not None and len(answer) // 4 >= limit
         return {
@@ -70,6 +75,7 @@ class FakeOpenAI:
                 "prompt_tokens": len(prompt) // 4,
                 "completion_tokens": len(answer) // 4,
                 "total_tokens": (len(prompt) + len(answer)) // 4,
+                "prompt_tokens_details": {"cached_tokens": cached // 4},
             },
         }
 

@@ -75,8 +75,17 @@ def test_research_json_has_the_documented_shape_and_writes_the_report(data, scri
     answer = json.loads(result.stdout)
     assert set(answer) >= {"question", "report", "sources", "sub_queries", "iterations", "usage"}
     usage = answer["usage"]
-    assert set(usage) == {"llm_calls", "prompt_tokens", "completion_tokens", "seconds", "steps"}
+    assert set(usage) == {
+        "llm_calls",
+        "prompt_tokens",
+        "completion_tokens",
+        "cached_tokens",
+        "seconds",
+        "steps",
+    }
     assert usage["llm_calls"] == len(scripted_llm.requests)
+    # The sections share their system prompt, which the server reports as cached.
+    assert 0 < usage["cached_tokens"] < usage["prompt_tokens"]
     # Every step is accounted for: the steps' calls and tokens add up to the run's.
     steps = usage["steps"]
     assert {"decompose", "route", "search", "reflect", "synthesize"} <= set(steps)
