@@ -11,14 +11,18 @@ and prints where each run spends its seconds, calls and tokens, step by step, an
 """
 
 import argparse
+import json
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
 from _common import print_table, save
 
 from deepsift import Settings, research
+from deepsift.deps import Deps
 from deepsift.ingest.pipeline import ingest
-from deepsift.models import get_embedder
+from deepsift.models import chat_model, get_embedder
 from deepsift.store import Store
 
 from fake_openai import FakeOpenAI
@@ -59,34 +63,14 @@ DEMO_DESCRIPTIONS = {  # as `make demo` ingests them
 
 
 def embedded_demo(runs: int) -> None:
+    """Each run in a fresh process, as `make demo` runs: no prompt cached by an earlier run."""
     rows = []
-    with tempfile.TemporaryDirectory() as tmp:
-        settings = Settings(data_dir=Path(tmp))
-        store = Store(settings)
-        for name, description in DEMO_DESCRIPTIONS.items():
-            embedder = get_embedder(settings)
-            ingest([CORPUS / name], name, store, embedder, settings, description=description)
-        store.close()
-        for run in range(1, runs + 1):
-            result = research(DEMO_QUESTION, settings, max_iterations=2)
-            usage = result.usage
-            for step, cost in usage.steps.items():
-                rows.append({"run": run, "step": step, **cost.model_dump()})
-            rows.append(
-                {
-                    "run": run,
-                    "step": "TOTAL (wall)",
-                    "seconds": usage.seconds,
-                    "llm_calls": usage.llm_calls,
-                    "prompt_tokens": usage.prompt_tokens,
-                    "completion_tokens": usage.completion_tokens,
-                    "cached_tokens": usage.cached_tokens,
-                    "report_words": len(result.report.split()),
-                    "cited_documents": len(result.sources),
-                }
-            )
+    for run in range(1, runs + 1):
+        child = [sys.executable, __file__, "--embedded-run"]
+        output = subprocess.run(child, capture_output=True, text=True, check=True).stdout
+        rows += [{"run": run, **row} for row in json.loads(output.splitlines()[-1])]
     for row in rows:
-        for field in ("cached_tokens", "report_words", "cited_documents"):
+        for field in ("cached_tokens", "report_words", "cited_documents", "documents"):
             row.setdefault(field, "")
     print_table(rows)
     totals = sorted((r for r in rows if r["step"] == "TOTAL (wall)"), key=lambda r: r["seconds"])
@@ -94,12 +78,43 @@ def embedded_demo(runs: int) -> None:
     print(f"wrote {save('latency_embedded', rows)}")
 
 
+def embedded_run() -> None:
+    """One demo run: ingest the sample corpus, research the demo question, print the rows."""
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = Settings(data_dir=Path(tmp))
+        deps = Deps(settings, Store(settings), get_embedder(settings), chat_model(settings))
+        for name, description in DEMO_DESCRIPTIONS.items():
+            ingest([CORPUS / name], name, deps.store, deps.embedder, settings, description)
+        result = research(DEMO_QUESTION, settings, max_iterations=2, deps=deps)
+        deps.store.close()
+    usage = result.usage
+    rows = [{"step": step, **cost.model_dump()} for step, cost in usage.steps.items()]
+    rows.append(
+        {
+            "step": "TOTAL (wall)",
+            "seconds": usage.seconds,
+            "llm_calls": usage.llm_calls,
+            "prompt_tokens": usage.prompt_tokens,
+            "completion_tokens": usage.completion_tokens,
+            "cached_tokens": usage.cached_tokens,
+            "report_words": len(result.report.split()),
+            "cited_documents": len(result.sources),
+            "documents": ", ".join(Path(s.source).name for s in result.sources),
+        }
+    )
+    print(json.dumps(rows))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--delay", type=float, default=0.3, help="seconds per LLM reply")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--embedded", action="store_true", help="the demo, on the embedded model")
+    parser.add_argument("--embedded-run", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.embedded_run:
+        embedded_run()
+        return
     if args.embedded:
         embedded_demo(args.runs)
         return
