@@ -169,14 +169,22 @@ def test_an_interrupted_run_resumes_from_its_checkpoint_without_redoing_steps(se
     assert result.sources and result.question == QUESTION
 
 
-def test_a_follow_up_that_only_rephrases_a_searched_query_ends_the_loop(settings, deps):
+@pytest.mark.parametrize(
+    "rephrasing",
+    [
+        "Why was the Kestrel Works built?",  # a sub-query, reworded
+        # the question itself, which the first round searched: the embedded model's habit
+        "Why did Kestrel Works get built, what did it cost against its budget, and did it work?",
+    ],
+)
+def test_a_follow_up_that_only_rephrases_a_searched_query_ends_the_loop(settings, deps, rephrasing):
     from deepsift.models import chat_model
 
     from fake_openai import FakeOpenAI
     from scripted import SUB_QUERIES, ScriptedResearcher
 
-    rephrased = ScriptedResearcher(follow_ups=["Why was the Kestrel Works built?"])
-    assert rephrased.follow_ups[0].casefold() != SUB_QUERIES[0].casefold()
+    rephrased = ScriptedResearcher(follow_ups=[rephrasing])
+    assert rephrasing.casefold() not in (q.casefold() for q in [QUESTION, *SUB_QUERIES])
     with FakeOpenAI(rephrased) as server:
         deps.llm = chat_model(settings.model_copy(update={"llm_base_url": server.url}))
         result = research(QUESTION, settings, deps=deps)

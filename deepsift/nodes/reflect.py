@@ -68,7 +68,7 @@ def reflect(
     reply, usage = ask_structured(deps.llm, messages, Reflection)
     new = clean_queries(reply.queries if reply else [], MAX_NEW_QUERIES, state["sub_queries"])
     new = with_new_terms(new, [state["question"], *state["sub_queries"]])
-    new = drop_rephrasings(new, state["sub_queries"], deps)
+    new = drop_rephrasings(new, [state["question"], *state["sub_queries"]], deps)
     if not new:
         return Command(goto=finish, update={"usage": usage})
     return Command(
