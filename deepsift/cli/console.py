@@ -50,9 +50,10 @@ def live_view(status: Any) -> Callable[[str, dict[str, Any]], None]:
             for query in update.get("pending", []):
                 err.print(f"  • {query}", highlight=False)
         elif node in ("route", "review"):
-            for route in update.get("routes", []):
+            for n, route in enumerate(update.get("routes", [])):
                 err.print(
-                    f"[bold]route[/bold] {route.query} → {', '.join(route.sources)}{took}",
+                    f"[bold]route[/bold] {route.query} → {', '.join(route.sources)}"
+                    + ("" if n else took),  # one step's time, once
                     highlight=False,
                 )
         elif node == "search":
