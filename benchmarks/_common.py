@@ -10,6 +10,17 @@ from typing import Any
 RESULTS = Path(__file__).parent / "results"
 sys.path.insert(0, str(Path(__file__).parent.parent / "tests"))  # the loopback fake servers
 
+DEMO_QUESTION = (
+    "Why was the Kestrel Works treatment plant built, how much did it cost in the end compared "
+    "with its approved budget, and did it reduce phosphorus levels in Lake Veldmere?"
+)
+DEMO_DESCRIPTIONS = {  # as `make demo` ingests them
+    "science": "Science and monitoring of Lake Veldmere: water-quality data, the Kestrel Works "
+    "plant design, buffer-strip trials, sediment studies, the monitoring network and its staff",
+    "operations": "Operations of the Lake Veldmere Water Authority: board minutes and budgets, "
+    "contracts and costs, incident reports, press releases",
+}
+
 
 def peak_rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

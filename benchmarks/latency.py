@@ -17,7 +17,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from _common import print_table, save
+from _common import DEMO_DESCRIPTIONS, DEMO_QUESTION, print_table, save
 
 from deepsift import Settings, research
 from deepsift.deps import Deps
@@ -48,18 +48,6 @@ def rounds(intervals: list[tuple[float, float]]) -> int:
         else:
             wave_end = max(wave_end, end)
     return count
-
-
-DEMO_QUESTION = (
-    "Why was the Kestrel Works treatment plant built, how much did it cost in the end compared "
-    "with its approved budget, and did it reduce phosphorus levels in Lake Veldmere?"
-)
-DEMO_DESCRIPTIONS = {  # as `make demo` ingests them
-    "science": "Science and monitoring of Lake Veldmere: water-quality data, the Kestrel Works "
-    "plant design, buffer-strip trials, sediment studies, the monitoring network and its staff",
-    "operations": "Operations of the Lake Veldmere Water Authority: board minutes and budgets, "
-    "contracts and costs, incident reports, press releases",
-}
 
 
 def embedded_demo(runs: int) -> None:

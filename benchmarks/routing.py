@@ -14,23 +14,19 @@ import argparse
 import tempfile
 from pathlib import Path
 
-import numpy as np
-from _common import print_table, save
+from _common import DEMO_DESCRIPTIONS, print_table, save
 
 from deepsift import Settings
 from deepsift.deps import Deps
 from deepsift.eval.datasets import load_dataset
 from deepsift.models import chat_model, get_embedder, similarities
-from deepsift.nodes.route import model_routes
+from deepsift.nodes.route import best_lead, model_routes
 from deepsift.store import Store
 from deepsift.web import WEB, WEB_DESCRIPTION
 
 EVAL = Path(__file__).parent.parent.parent / "shared" / "eval"
 SOURCES = {
-    "science": "Science and monitoring of Lake Veldmere: water-quality data, the Kestrel Works "
-    "plant design, buffer-strip trials, sediment studies, the monitoring network and its staff",
-    "operations": "Operations of the Lake Veldmere Water Authority: board minutes and budgets, "
-    "contracts and costs, incident reports, press releases",
+    **DEMO_DESCRIPTIONS,
     "wikipedia": "Wikipedia paragraphs: people, films, places, organisations and their history",
     WEB: WEB_DESCRIPTION,
 }
@@ -74,8 +70,8 @@ def main() -> None:
     for margin in MARGINS:
         decided = agreed = 0
         for row, pick in zip(similarity, picks, strict=True):
-            second, best = np.argsort(row)[-2:]
-            if row[best] - row[second] >= margin:
+            best, lead = best_lead(row)
+            if lead >= margin:
                 decided += 1
                 agreed += names[best] in pick
         rows.append(

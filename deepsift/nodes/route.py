@@ -55,10 +55,16 @@ def clear_routes(queries: list[str], sources: dict[str, str], deps: Deps) -> dic
     similarity = similarities(deps.embedder, queries, described)
     clear = {}
     for i, row in enumerate(similarity, 1):
-        second, best = np.argsort(row)[-2:]
-        if row[best] - row[second] >= CLEAR_LEAD:
+        best, lead = best_lead(row)
+        if lead >= CLEAR_LEAD:
             clear[i] = [names[best]]
     return clear
+
+
+def best_lead(similarity: np.ndarray) -> tuple[int, float]:
+    """The index of the most similar source, and how far it leads the next."""
+    second, best = np.argsort(similarity)[-2:]
+    return int(best), float(similarity[best] - similarity[second])
 
 
 def model_routes(
