@@ -18,6 +18,7 @@ from deepsift.config import Settings
 from deepsift.deps import Deps
 from deepsift.errors import UserError
 from deepsift.graph import build_agent, recursion_limit
+from deepsift.report_shape import LENGTHS, Length
 from deepsift.state import Usage
 
 
@@ -64,6 +65,8 @@ def research(
     web: bool | None = None,
     review: bool = False,
     reviewer: Reviewer | None = None,
+    length: Length | None = None,
+    language: str | None = None,
     deps: Deps | None = None,
     checkpoints: bool = True,
 ) -> ResearchResult:
@@ -76,11 +79,15 @@ def research(
 
     With `review` (deepsift only), the run pauses after planning its first searches and
     `reviewer` decides the plan; without a reviewer (or when it returns None) the result is
-    "paused" until resumed. `checkpoints=False` keeps the run in memory only (batch runs)."""
+    "paused" until resumed. `length` (brief, standard, long) and `language` shape the deepsift
+    report; by default the report_length and report_language settings. `checkpoints=False`
+    keeps the run in memory only (batch runs)."""
     if agent not in AGENTS:
         raise UserError(f"unknown agent {agent!r}; choose from {', '.join(AGENTS)}")
     if review and agent != "deepsift":
         raise UserError("--review works with the deepsift agent only")
+    if length is not None and length not in LENGTHS:
+        raise UserError(f"unknown report length {length!r}; choose from {', '.join(LENGTHS)}")
     settings = settings or Settings()
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
@@ -111,6 +118,8 @@ def research(
                 "web": web,
                 bound_name: bound,
                 **({"review": review} if agent == "deepsift" else {}),
+                **({"report_length": length} if length else {}),
+                **({"report_language": language} if language is not None else {}),
             }
         saved = _advance(graph, run_input, saved, config, on_update, reviewer)
     return _result(agent, saved, thread_id, time.monotonic() - started)

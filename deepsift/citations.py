@@ -8,11 +8,15 @@ file share a number and the Sources list names each file once, with the chunks c
 import re
 from pathlib import Path
 
+from deepsift.report_shape import Labels, labels
 from deepsift.state import Chunk, Source
 
 _CITATION = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
+# A list of sources the model wrote itself: a heading that is only the word, up to the end.
+# ("## Sources of phosphorus in the lake" is a section, and stays.)
 _OWN_SOURCES = re.compile(
-    r"\n#+\s*(sources|references|bibliography)\b.*\Z", re.IGNORECASE | re.DOTALL
+    r"\n#+[ \t]*(sources|references|bibliography)[ \t]*:?[ \t]*(\n.*)?\Z",
+    re.IGNORECASE | re.DOTALL,
 )
 
 
@@ -52,23 +56,33 @@ def resolve_citations(text: str, shown: list[Chunk]) -> tuple[str, list[Source]]
     return body, list(documents.values())
 
 
-def cited_report(body: str, shown: list[Chunk], notes: list[str]) -> tuple[str, list[Source]]:
-    """The report as delivered: citations resolved against the excerpts `shown`, then what
-    failed along the way (if anything), then the Sources."""
+def cited_report(
+    body: str,
+    shown: list[Chunk],
+    failures: list[str],
+    says: Labels | None = None,
+    remarks: list[str] | None = None,
+) -> tuple[str, list[Source]]:
+    """The report as delivered: citations resolved against the excerpts `shown`, then its
+    Notes (sources that failed along the way, and `remarks` on the report itself), then the
+    Sources; the fixed headings in the report's language (`says`)."""
+    says = says or labels("")
     report, sources = resolve_citations(body, shown)
-    if notes := notes_section(notes):
+    if notes := notes_section(failures, remarks or [], says.notes):
         report += f"\n\n{notes}"
-    return f"{report}\n\n{sources_section(sources)}\n", sources
+    return f"{report}\n\n{sources_section(sources, says.sources)}\n", sources
 
 
-def notes_section(notes: list[str]) -> str:
-    """What failed along the way (web searches, pages), each once; "" when nothing did."""
-    if not notes:
-        return ""
-    lines = "".join(f"\n- {note}" for note in dict.fromkeys(notes))
-    return "## Notes\n\nSome sources could not be searched or read:" + lines
+def notes_section(failures: list[str], remarks: list[str], heading: str = "Notes") -> str:
+    """What failed along the way (web searches, pages), each once, and remarks on the report;
+    "" when there is neither."""
+    lines = [f"- {remark}" for remark in remarks]
+    if failures:
+        lines.append("- Some sources could not be searched or read:")
+        lines += [f"  - {failure}" for failure in dict.fromkeys(failures)]
+    return f"## {heading}\n\n" + "\n".join(lines) if lines else ""
 
 
-def sources_section(sources: list[Source]) -> str:
+def sources_section(sources: list[Source], heading: str = "Sources") -> str:
     lines = [f"[{s.n}] {s.title} — `{display_path(s.source)}`" for s in sources]
-    return "## Sources\n\n" + ("\n\n".join(lines) if lines else "No source was cited.")
+    return f"## {heading}\n\n" + ("\n\n".join(lines) if lines else "No source was cited.")

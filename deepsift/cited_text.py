@@ -20,21 +20,48 @@ class CitedText(BaseModel):
 
     def render(self, citable: set[int] | None = None) -> str:
         """Sentences with their [n] marks; numbers outside `citable` (when given) are dropped."""
-        seen: set[str] = set()
-        rendered = []
-        for sentence in self.sentences:
-            # Marks the model wrote into the text itself are not checked: only `excerpts` cite.
-            text = _WRITTEN_MARKS.sub("", sentence.text).strip()
-            if not text or text in seen:  # small models loop; a repeated sentence adds nothing
-                continue
-            seen.add(text)
-            numbers = [
-                n for n in dict.fromkeys(sentence.excerpts) if citable is None or n in citable
-            ]
-            marks = "".join(f"[{n}]" for n in numbers)
-            if text[-1] in ".!?" and marks:
-                text = f"{text[:-1]} {marks}{text[-1]}"
-            elif marks:
-                text = f"{text} {marks}"
-            rendered.append(text)
-        return " ".join(rendered)
+        return render(self.sentences, citable)
+
+
+class CitedSection(BaseModel):
+    """A section of a report: a heading written for the reader, and its cited sentences."""
+
+    heading: str
+    sentences: list[CitedSentence]
+
+
+class ReportFrame(BaseModel):
+    """What the report says around its sections: a title, the key findings, the conclusion."""
+
+    title: str
+    findings: list[CitedSentence]
+    conclusion: list[CitedSentence]
+
+
+def clean(sentences: list[CitedSentence], citable: set[int] | None = None) -> list[CitedSentence]:
+    """Sentences as the report keeps them: marks the model wrote into the text removed (only
+    `excerpts` cite), numbers outside `citable` (when given) dropped, empty and repeated
+    sentences left out (small models loop)."""
+    seen: set[str] = set()
+    kept = []
+    for sentence in sentences:
+        text = _WRITTEN_MARKS.sub("", sentence.text).strip()
+        if not text or text in seen:
+            continue
+        seen.add(text)
+        numbers = [n for n in dict.fromkeys(sentence.excerpts) if citable is None or n in citable]
+        kept.append(CitedSentence(text=text, excerpts=numbers))
+    return kept
+
+
+def with_marks(sentence: CitedSentence) -> str:
+    """The sentence with its [n] marks before its full stop."""
+    text = sentence.text
+    marks = "".join(f"[{n}]" for n in sentence.excerpts)
+    if text[-1] in ".!?" and marks:
+        return f"{text[:-1]} {marks}{text[-1]}"
+    return f"{text} {marks}" if marks else text
+
+
+def render(sentences: list[CitedSentence], citable: set[int] | None = None) -> str:
+    return " ".join(with_marks(s) for s in clean(sentences, citable))

@@ -10,6 +10,8 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from deepsift.report_shape import Length
+
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
@@ -53,8 +55,15 @@ class Settings(BaseSettings):
         2, ge=0, description="LLM-free hop: best chunks whose names are searched each round"
     )
     hop_names: int = Field(2, ge=0, description="LLM-free hop: names searched per chunk; 0: off")
-    section_chunks: int = Field(4, ge=1, description="excerpts behind each section of the report")
-    section_tokens: int = Field(400, ge=50, description="longest section (or conclusion) written")
+    report_length: Length = Field(
+        "standard", description="brief, standard or long: about 300, 1,000 or 2,500 words"
+    )
+    report_language: str = Field(
+        "", description="the report's language, e.g. german; empty: the question's language"
+    )
+    section_tokens: int = Field(
+        400, ge=50, description="search-o1: longest findings or Reason-in-Documents reply"
+    )
     max_llm_calls: int = Field(30, ge=1, description="budget of LLM calls for one run")
     max_tokens: int = Field(
         200_000, ge=1, description="budget of prompt+completion tokens for one run"

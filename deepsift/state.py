@@ -34,6 +34,9 @@ class Usage(BaseModel):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cached_tokens: int = 0  # of the prompt tokens, those the server reused from its prompt cache
+    claims_checked: int = 0  # report sentences stating numbers or names (deepsift.claims)
+    claims_rewritten: int = 0  # of those, failed the check and passed once rewritten
+    claims_dropped: int = 0  # failed it again, or could not be rewritten: left out
     steps: dict[str, StepCost] = {}  # by graph step (deepsift.steps.timed); adds up to the totals
 
     def __add__(self, other: "Usage") -> "Usage":
@@ -45,6 +48,9 @@ class Usage(BaseModel):
             prompt_tokens=self.prompt_tokens + other.prompt_tokens,
             completion_tokens=self.completion_tokens + other.completion_tokens,
             cached_tokens=self.cached_tokens + other.cached_tokens,
+            claims_checked=self.claims_checked + other.claims_checked,
+            claims_rewritten=self.claims_rewritten + other.claims_rewritten,
+            claims_dropped=self.claims_dropped + other.claims_dropped,
             steps=steps,
         )
 
@@ -157,6 +163,8 @@ class ResearchInput(TypedDict, total=False):
     web: bool | None  # force the web on or off; None: on when a Tavily key is set
     max_iterations: int
     review: bool
+    report_length: str  # brief, standard or long; default: the report_length setting
+    report_language: str  # default: the report_language setting ("": the question's)
 
 
 class RunState(TypedDict, total=False):
@@ -166,6 +174,8 @@ class RunState(TypedDict, total=False):
     question: str
     sources_to_search: list[str]  # resolved by the graph on entry (deepsift.sources)
     web: bool | None
+    report_length: str
+    report_language: str
     sub_queries: Annotated[list[str], operator.add]  # every query searched, in order
     chunks: Annotated[dict[str, Chunk], merge_chunks]
     iteration: int  # rounds (deepsift) or searches (search-o1) done

@@ -12,21 +12,32 @@ SUB_QUERIES = [
 ]
 
 
+ORDINALS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth"]
+HEADINGS = {"German": "Ergebnisse", "French": "Résultats"}  # a section heading by language
+
+
 class ScriptedResearcher:
     """decompose -> fixed sub-queries; route -> every listed source; reflect -> one follow-up
     query the first time for each question, then []; sections cite every excerpt shown plus a
-    number never shown."""
+    number never shown, and write as many words as asked, taken from the excerpts (so they pass
+    the claim check), under a heading in the language asked; `false_figure` adds a sentence
+    whose figure no excerpt holds, which the rewrite corrects (or, with `rewrite_fails`,
+    repeats)."""
 
     def __init__(
         self,
         sub_queries: list[str] = SUB_QUERIES,
         follow_ups: list[str] | None = None,
         follow_up_if: str = "",
+        false_figure: str = "",
+        rewrite_fails: bool = False,
     ):
         self.sub_queries = sub_queries
         self.follow_ups = ["River Orrin phosphorus load"] if follow_ups is None else follow_ups
         self.follow_up_if = follow_up_if  # only questions containing this get follow-ups
         self.reflections: dict[str, int] = {}  # question -> reflections asked so far
+        self.false_figure = false_figure
+        self.rewrite_fails = rewrite_fails
 
     def __call__(self, body: dict[str, Any]) -> Any:
         name = schema_name(body)
@@ -48,14 +59,39 @@ class ScriptedResearcher:
             self.reflections[question] = self.reflections.get(question, 0) + 1
             first = self.reflections[question] == 1 and self.follow_up_if in question
             return {"queries": self.follow_ups if first else []}
-        if name == "CitedText" and "This section answers:" in text:
-            shown = [int(n) for n in re.findall(r"^\[(\d+)\]", text, re.MULTILINE)]
-            sentences = [
-                {"text": f"Fact number {n} is stated here.", "excerpts": [n]} for n in shown
-            ]
-            return {"sentences": sentences + [{"text": "A guess.", "excerpts": [999]}]}
-        if name == "CitedText":
-            return {"sentences": [{"text": "In conclusion, the facts answer it.", "excerpts": [1]}]}
+        if name == "CitedSection":
+            shown = excerpts(text)
+            words = int(re.search(r"Write about (\d+) words", text)[1])
+            sentences = written_from(shown, words)
+            if self.false_figure:
+                sentences.append({"text": self.false_figure, "excerpts": [min(shown)]})
+            sentences.append({"text": "A guess.", "excerpts": [999]})
+            language = re.search(r"every sentence in (\w+)", text)
+            heading = HEADINGS[language[1]] if language else "What the sources show"
+            query = re.search(r"^This section answers: (.*)$", text, re.MULTILINE)[1]
+            return {"heading": f"{heading}: {query[:30]}", "sentences": sentences}
+        if name == "ReportFrame":
+            cited = sorted({int(n) for n in re.findall(r"\[(\d+)\]", text)})
+            findings = int(re.search(r"Write (\d+) findings", text)[1])
+            return {
+                "title": "What the evidence says",
+                "findings": [
+                    {
+                        "text": f"The {ORDINALS[i]} finding holds.",
+                        "excerpts": [cited[i % len(cited)]],
+                    }
+                    for i in range(findings)
+                ],
+                "conclusion": [
+                    {"text": "In conclusion, the facts answer it.", "excerpts": cited[:1]}
+                ],
+            }
+        if name == "CitedText" and "Sentences:" in text:  # the claim check's rewrite
+            shown = excerpts(text)
+            listed = re.findall(r"^\d+\. (.*) \(not in its excerpts", text, re.MULTILINE)
+            n = min(shown)
+            fixed = listed[0] if self.rewrite_fails else first_sentence(shown[n])
+            return {"sentences": [{"text": fixed, "excerpts": [n]} for _ in listed]}
         if name == "ShortAnswer":
             return {"answer": "Marrowby"}
         if name == "Verdict":
@@ -96,3 +132,28 @@ class ScriptedSearchO1:
             shown = [int(n) for n in re.findall(r"^\[(\d+)\]", last_user_text(body), re.MULTILINE)]
             return {"sentences": [{"text": f"Finding {n}.", "excerpts": [n]} for n in shown]}
         return self.structured(body)
+
+
+def excerpts(text: str) -> dict[int, str]:
+    """The numbered excerpts a prompt shows: n -> quoted text."""
+    found = re.findall(
+        r"^\[(\d+)\] [^\n]*\n<excerpt>\n(.*?)\n</excerpt>", text, re.MULTILINE | re.DOTALL
+    )
+    return {int(n): quoted for n, quoted in found}
+
+
+def first_sentence(text: str) -> str:
+    return re.split(r"(?<=[.!?])\s", " ".join(text.split()), maxsplit=1)[0]
+
+
+def written_from(shown: dict[int, str], words: int) -> list[dict[str, Any]]:
+    """About `words` words in sentences of twenty, each the excerpt's own words in order."""
+    sentences = []
+    numbers = sorted(shown)
+    for i in range(max(1, round(words / 20))):
+        n = numbers[i % len(numbers)]
+        pool = shown[n].split()
+        start = (i // len(numbers)) * 20 % max(1, len(pool) - 20)
+        text = " ".join(pool[start : start + 20]).rstrip(".,;:") + "."
+        sentences.append({"text": text, "excerpts": [n]})
+    return sentences

@@ -80,6 +80,9 @@ def test_research_json_has_the_documented_shape_and_writes_the_report(data, scri
         "prompt_tokens",
         "completion_tokens",
         "cached_tokens",
+        "claims_checked",
+        "claims_rewritten",
+        "claims_dropped",
         "seconds",
         "steps",
     }
@@ -198,7 +201,7 @@ def test_review_edits_a_sub_query_and_the_edited_query_is_searched(data, scripte
     assert answer["sub_queries"] == [edited, SUB_QUERIES[1]]
     searched = _searched_queries(result.stderr)
     assert edited in searched and SUB_QUERIES[0] not in searched and SUB_QUERIES[2] not in searched
-    assert f"## {edited}" in answer["report"]
+    assert f"## What the sources show: {edited[:30]}" in answer["report"]
 
 
 def test_a_run_paused_for_review_resumes_from_its_thread_in_a_new_process(data, scripted_llm):

@@ -15,8 +15,7 @@ def test_embedded_model_writes_a_short_cited_report(sample_store, tmp_path):
         data_dir=tmp_path / "data",
         max_sub_queries=2,
         max_iterations=1,
-        section_chunks=2,
-        section_tokens=160,
+        report_length="brief",
     )
     assert settings.uses_local_llm
     deps = Deps(settings, sample_store, get_embedder(settings), chat_model(settings))

@@ -5,7 +5,7 @@ from deepsift import Settings, research
 from deepsift.bridge import bridge_queries
 from deepsift.deps import Deps
 from deepsift.models import chat_model, get_embedder
-from deepsift.nodes.synthesize import plan_sections
+from deepsift.outline import outline
 from deepsift.state import Chunk, merge_chunks, ranked, result_list
 
 from fake_openai import FakeOpenAI
@@ -103,14 +103,25 @@ def test_a_follow_up_that_adds_no_new_term_is_dropped(tmp_path, sample_store):
     assert new.iterations == 2 and "River Orrin phosphorus load" in new.sub_queries
 
 
+TOPICS = [
+    "history of the printing press",
+    "volcanic soils of Iceland",
+    "salary caps in basketball",
+    "migration of monarch butterflies",
+    "tax law on inherited farms",
+    "opera houses of northern Italy",
+    "added by reflection: tidal energy in Scotland",
+]
+
+
 def test_sections_go_to_the_best_evidence_a_reflection_query_included():
-    asked = [f"first round {n}" for n in range(1, 7)] + ["added by reflection"]
     chunks: dict[str, Chunk] = {}
-    for query in ["added by reflection", *asked[:6]]:  # the added query found the best chunk
+    for query in [TOPICS[-1], *TOPICS[:6]]:  # the added query found the best chunk
         chunks = merge_chunks(chunks, result_list([chunk(f"best for {query}", query)]))
-    chunks = merge_chunks(chunks, result_list([chunk("best for added by reflection")]))
+    chunks = merge_chunks(chunks, result_list([chunk(f"best for {TOPICS[-1]}")]))
 
-    sections = plan_sections({"chunks": chunks, "sub_queries": asked}, per_section=2)
+    state = {"chunks": chunks, "sub_queries": TOPICS}
+    sections = outline(state, get_embedder(Settings()), sections=6, excerpts=2)
 
-    assert len(sections) == 6 and "added by reflection" in [query for query, _ in sections]
-    assert [query for query, _ in sections][-1] == "added by reflection"  # in the order asked
+    assert len(sections) == 6 and [TOPICS[-1]] in [s.queries for s in sections]
+    assert sections[-1].queries == [TOPICS[-1]]  # in the order asked

@@ -17,6 +17,8 @@ from deepsift.cli.ingest import run_ingest
 from deepsift.cli.research import run_graph, run_research
 from deepsift.config import Settings
 from deepsift.errors import UserError
+from deepsift.export import FORMATS
+from deepsift.report_shape import LENGTHS
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -84,7 +86,10 @@ def _parser() -> argparse.ArgumentParser:
 
     research = commands.add_parser("research", help="research a question and write a report")
     research.add_argument("question", nargs="?", default="")
-    research.add_argument("-o", "--output", type=Path, help="write the report (Markdown) here")
+    research.add_argument(
+        "-o", "--output", type=Path, help="write the report here: .md, .html, .pdf or .docx"
+    )
+    research.add_argument("--format", choices=FORMATS, help="the report file's format (-o)")
     research.add_argument(
         "--collections", type=_names, help="comma-separated collections to search"
     )
@@ -105,6 +110,16 @@ def _parser() -> argparse.ArgumentParser:
     )
     research.add_argument(
         "--review", action="store_true", help="review and edit the planned searches before they run"
+    )
+    research.add_argument(
+        "--length",
+        choices=LENGTHS,
+        help="report body: brief ~300, standard ~1,000, long ~2,500 words (default: setting "
+        "report_length, standard)",
+    )
+    research.add_argument(
+        "--language",
+        help="write the report in this language, e.g. german (default: the question's)",
     )
     research.set_defaults(run=run_research)
 

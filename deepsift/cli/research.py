@@ -9,6 +9,7 @@ from rich.markdown import Markdown
 from deepsift.cli.console import err, live_view, out
 from deepsift.config import Settings
 from deepsift.errors import UserError
+from deepsift.export import check_output, report_format, write_report
 
 REVIEW_HELP = """Enter: run this plan · e N TEXT: edit query N · d N: drop query N
 s N A,B: search query N in sources A,B · a TEXT: add a query · q: stop here (resume later)"""
@@ -19,6 +20,9 @@ def run_research(args: argparse.Namespace, settings: Settings) -> int:
 
     if not args.question and not args.thread:
         raise UserError('give a question: deepsift research "QUESTION"')
+    if args.output:  # before the run: a finished report must have somewhere to go
+        report_format(args.output, args.format)
+        check_output(args.output)
     for flag in ("max_iterations", "max_searches"):
         if getattr(args, flag) is not None and getattr(args, flag) < 1:
             raise UserError(f"--{flag.replace('_', '-')} must be at least 1")
@@ -35,6 +39,8 @@ def run_research(args: argparse.Namespace, settings: Settings) -> int:
             web=args.web,
             review=args.review,
             reviewer=_ask_reviewer(status),
+            length=args.length,
+            language=args.language,
         )
     for note in result.notes:
         err.print(f"[yellow]note:[/yellow] {note}", highlight=False, soft_wrap=True)
@@ -47,7 +53,14 @@ def run_research(args: argparse.Namespace, settings: Settings) -> int:
             print(result.model_dump_json(indent=2))
         return 0
     if args.output:
-        args.output.write_text(result.report, encoding="utf-8")
+        try:
+            write_report(result.report, args.output, args.format)
+        except OSError as e:
+            print(result.report)  # never lose a finished report
+            raise UserError(
+                f"could not write {args.output}: {e}; the report is printed above "
+                f"(reread it with --thread {result.thread_id})"
+            ) from e
     if args.json:
         print(result.model_dump_json(indent=2))
     else:

@@ -1,78 +1,198 @@
 import re
 from concurrent.futures import ThreadPoolExecutor
+from threading import Lock
 
 from langchain_core.messages import HumanMessage, SystemMessage
 
 from deepsift import budget
 from deepsift.citations import cited_report
-from deepsift.cited_text import CitedText
+from deepsift.cited_text import (
+    CitedSection,
+    CitedSentence,
+    CitedText,
+    ReportFrame,
+    clean,
+    render,
+    with_marks,
+)
+from deepsift.claims import ClaimCounts, hold_to_evidence
 from deepsift.deps import Deps
 from deepsift.excerpts import numbered
+from deepsift.outline import PlannedSection, outline
 from deepsift.prompts import synthesize as prompt
-from deepsift.state import Chunk, ResearchState, Usage, ranked
-from deepsift.structured import ask_structured
+from deepsift.report_shape import SHAPES, is_english, labels, max_tokens
+from deepsift.state import Chunk, ResearchState, Usage
+from deepsift.structured import Schema, ask_structured
 
-
-def plan_sections(
-    state: ResearchState, per_section: int, most: int = budget.MAX_SECTIONS
-) -> list[tuple[str, list[Chunk]]]:
-    """A section for each sub-query whose evidence the run ranks best (`most` at most, from
-    any round, so a query that reflection added competes with the first ones), in the order
-    they were asked, each with its best chunks."""
-    by_query: dict[str, list[Chunk]] = {}
-    for chunk in ranked(state):
-        by_query.setdefault(chunk.query, []).append(chunk)
-    asked = [query for query in state.get("sub_queries", []) if by_query.get(query)]
-    position = {query: n for n, query in enumerate(by_query)}  # of its best chunk in the ranking
-    best = set(sorted(asked, key=position.get)[: min(most, budget.MAX_SECTIONS)])
-    return [(query, by_query[query][:per_section]) for query in asked if query in best]
+_LISTING = re.compile(r"^(sources|references|bibliography)$", re.IGNORECASE)
 
 
 def synthesize(state: ResearchState, deps: Deps) -> dict:
-    """Write a section per sub-query from numbered excerpts (concurrently), then a conclusion;
-    citations are resolved against the excerpts shown, never against the model's text."""
-    affordable = budget.sections_affordable(state.get("usage"), deps.settings)
-    sections = plan_sections(state, deps.settings.section_chunks, affordable)
-    shown = [chunk for _, chunks in sections for chunk in chunks]
+    """The report: sections planned from the evidence (deepsift.outline), written concurrently,
+    then its title, key findings and conclusion from what the sections say. Every sentence's
+    numbers and names are checked against the excerpts it cites (deepsift.claims); citations
+    are resolved against the excerpts shown, never against the model's text."""
+    settings = deps.settings
+    shape = SHAPES[state.get("report_length") or settings.report_length]
+    language = state.get("report_language", settings.report_language)
+    says = labels(language)
+    affordable = budget.sections_affordable(state.get("usage"), settings)
+    planned = outline(state, deps.embedder, min(shape.sections, affordable), shape.excerpts)
+    shown = [chunk for section in planned for chunk in section.chunks]
     number = {chunk.id: n for n, chunk in enumerate(shown, 1)}
-
-    def write(system: str, user: str, citable: set[int]) -> tuple[str, Usage]:
-        messages = [SystemMessage(system), HumanMessage(user)]
-        reply, usage = ask_structured(
-            deps.llm, messages, CitedText, max_tokens=deps.settings.section_tokens
+    writer = _Writer(state, deps, number, language)
+    # The claim check may rewrite once per part (each section, the frame) when all fit.
+    parts = len(planned) + 1
+    writer.may_rewrite = budget.calls_left(state.get("usage"), settings) >= budget.structured(
+        2 * parts
+    )
+    words = shape.section_words(len(planned))
+    with ThreadPoolExecutor(max_workers=settings.llm_parallel) as pool:
+        sections = list(pool.map(lambda s: writer.section(s, words), planned))
+    body = [f"## {heading}\n\n{render(said)}" for heading, said in sections]
+    title, findings, conclusion = state["question"], [], []
+    if sections:
+        title, findings, conclusion = writer.frame(sections, shape.findings, shape.conclusion_words)
+    report = [f"# {title}"]
+    if findings:
+        report.append(f"## {says.findings}\n\n" + "\n".join(f"- {with_marks(s)}" for s in findings))
+    report += body
+    if conclusion:
+        report.append(f"## {says.conclusion}\n\n{render(conclusion)}")
+    if not sections:
+        report.append(
+            "The run's LLM-call budget (max_llm_calls) was spent before the report."
+            if state.get("chunks") and not affordable
+            else "Nothing relevant was found in the searched sources."
         )
-        return (reply.render(citable) if reply else "This part could not be written."), usage
+    remarks = []
+    if writer.claims.dropped:
+        remarks.append(
+            f"{writer.claims.dropped} sentence(s) left out: the excerpts they cite do not state "
+            "their figures or names."
+        )
+    report_text, sources = cited_report(
+        "\n\n".join(report), shown, state.get("notes", []), says, remarks
+    )
+    usage = writer.usage + Usage(
+        claims_checked=writer.claims.checked,
+        claims_rewritten=writer.claims.rewritten,
+        claims_dropped=writer.claims.dropped,
+    )
+    return {"report": report_text, "sources": sources, "usage": usage}
 
-    def write_section(section: tuple[str, list[Chunk]]) -> tuple[str, Usage]:
-        query, chunks = section
-        excerpts = numbered(chunks, number)
+
+class _Writer:
+    """The report's model calls (from several threads), with what they cost and what the claim
+    check did."""
+
+    def __init__(self, state: ResearchState, deps: Deps, number: dict[str, int], language: str):
+        self.question = state["question"]
+        self.deps = deps
+        self.number = number
+        self.language = (
+            prompt.LANGUAGE.format(language=language) if language else prompt.QUESTION_LANGUAGE
+        )
+        self.check_names = is_english(language)
+        self.chunk_of: dict[int, Chunk] = {}
+        self.may_rewrite = False
+        self.usage = Usage()
+        self.claims = ClaimCounts()
+        self._lock = Lock()
+
+    def section(self, planned: PlannedSection, words: int) -> tuple[str, list[CitedSentence]]:
+        self.chunk_of.update({self.number[c.id]: c for c in planned.chunks})
         user = prompt.SECTION_USER.format(
-            question=state["question"], query=query, excerpts=excerpts
+            question=self.question,
+            query="; ".join(planned.queries),
+            excerpts=numbered(planned.chunks, self.number),
+            words=words,
+            sentences=max(2, round(words / 22)),
+            language=self.language,
         )
-        return write(prompt.SECTION_SYSTEM, user, {number[c.id] for c in chunks})
+        reply = self._ask(prompt.SECTION_SYSTEM, user, CitedSection, max_tokens(words))
+        citable = {self.number[c.id] for c in planned.chunks}
+        sentences = clean(reply.sentences, citable) if reply else []
+        kept = self._checked(sentences, citable, restated=" ".join(planned.queries))
+        fallback = planned.queries[0][:1].upper() + planned.queries[0][1:]
+        heading = _heading(reply.heading if reply else "", fallback)
+        unwritten = CitedSentence(text="This part could not be written.", excerpts=[])
+        return heading, _present(kept) or [unwritten]
 
-    with ThreadPoolExecutor(max_workers=deps.settings.llm_parallel) as pool:
-        written = list(pool.map(write_section, sections))
-    usage = sum((u for _, u in written), Usage())
-    body = [f"# {state['question']}"]
-    body += [
-        f"## {query}\n\n{text}" for (query, _), (text, _) in zip(sections, written, strict=True)
-    ]
-    if written:
-        sections_text = "\n\n".join(body[1:])
-        user = prompt.CONCLUSION_USER.format(question=state["question"], sections=sections_text)
-        # The conclusion may cite only what the sections it read cite.
-        cited = {int(n) for n in re.findall(r"\[(\d+)\]", sections_text)}
-        conclusion, cost = write(prompt.CONCLUSION_SYSTEM, user, cited)
-        usage = usage + cost
-        body.append(f"## Conclusion\n\n{conclusion}")
-    elif state.get("chunks") and not affordable:
-        body.append("The run's LLM-call budget (max_llm_calls) was spent before the report.")
-    else:
-        body.append("Nothing relevant was found in the searched sources.")
-    report, sources = cited_report("\n\n".join(body), shown, state.get("notes", []))
-    return {
-        "report": report,
-        "sources": sources,
-        "usage": usage,
-    }
+    def frame(
+        self, sections: list[tuple[str, list[CitedSentence]]], findings: int, words: int
+    ) -> tuple[str, list[CitedSentence], list[CitedSentence]]:
+        """The title, key findings and conclusion, citing only what the sections cite; a
+        conclusion sentence that repeats a section's word for word is left out."""
+        text = "\n\n".join(f"## {heading}\n\n{render(said)}" for heading, said in sections)
+        citable = {n for _, said in sections for s in said for n in s.excerpts}
+        user = prompt.FRAME_USER.format(
+            question=self.question,
+            sections=text,
+            findings=findings,
+            words=words,
+            language=self.language,
+        )
+        reply = self._ask(prompt.FRAME_SYSTEM, user, ReportFrame, max_tokens(words + 25 * findings))
+        if reply is None:
+            return self.question, [], []
+        found = clean(reply.findings, citable)[:findings]
+        said = {s.text.casefold() for _, part in sections for s in part}
+        ending = [s for s in clean(reply.conclusion, citable) if s.text.casefold() not in said]
+        kept = self._checked(found + ending, citable, restated="")
+        title = _heading(reply.title, self.question)
+        return title, _present(kept[: len(found)]), _present(kept[len(found) :])
+
+    def _checked(
+        self, sentences: list[CitedSentence], citable: set[int], restated: str
+    ) -> list[CitedSentence | None]:
+        excerpts = {n: self.chunk_of[n].text for n in citable if n in self.chunk_of}
+
+        def rewrite(failed: list[tuple[CitedSentence, list[str]]]) -> list[CitedSentence] | None:
+            cited = {n for sentence, _ in failed for n in sentence.excerpts} or citable
+            chunks = [self.chunk_of[n] for n in sorted(cited) if n in self.chunk_of]
+            listed = "\n".join(
+                f"{i}. {with_marks(sentence)} (not in its excerpts: {', '.join(missing)})"
+                for i, (sentence, missing) in enumerate(failed, 1)
+            )
+            user = prompt.REWRITE_USER.format(
+                excerpts=numbered(chunks, self.number), sentences=listed, language=self.language
+            )
+            words = sum(len(sentence.text.split()) for sentence, _ in failed)
+            reply = self._ask(prompt.REWRITE_SYSTEM, user, CitedText, max_tokens(words))
+            return clean(reply.sentences, citable) if reply else None
+
+        kept, counts = hold_to_evidence(
+            sentences,
+            excerpts,
+            f"{self.question} {restated}",
+            rewrite if self.may_rewrite else None,
+            self.check_names,
+        )
+        with self._lock:
+            self.claims = ClaimCounts(
+                checked=self.claims.checked + counts.checked,
+                rewritten=self.claims.rewritten + counts.rewritten,
+                dropped=self.claims.dropped + counts.dropped,
+            )
+        return kept
+
+    def _ask(self, system: str, user: str, schema: type[Schema], tokens: int) -> Schema | None:
+        messages = [SystemMessage(system), HumanMessage(user)]
+        reply, usage = ask_structured(self.deps.llm, messages, schema, max_tokens=tokens)
+        with self._lock:
+            self.usage = self.usage + usage
+        return reply
+
+
+def _heading(text: str, fallback: str) -> str:
+    """A heading as the report prints it: one line, no Markdown marks; never one that reads as
+    the report's own Sources list."""
+    text = " ".join(text.replace("#", " ").replace("*", " ").split()).strip(" :.")
+    if not text or len(text) > 120 or _LISTING.match(text):
+        return fallback
+    return text
+
+
+def _present(sentences: list[CitedSentence | None]) -> list[CitedSentence]:
+    return [s for s in sentences if s is not None]

@@ -1,0 +1,138 @@
+"""The claim check, without a model: the numbers, amounts, dates and proper names a sentence
+states must appear in the excerpts it cites.
+
+Numbers compare by value at the precision written ("€4.7m" = "4.7 million" = "4,700,000", and
+"4.7 million" also stands for 4,712,000 rounded); names compare case- and punctuation-folded.
+Text the question already holds passes, so a sentence may restate what was asked.
+"""
+
+import re
+import unicodedata
+from collections.abc import Callable
+
+from pydantic import BaseModel
+
+from deepsift.cited_text import CitedSentence
+
+_SCALES = {
+    "k": 1e3,
+    "thousand": 1e3,
+    "m": 1e6,
+    "mn": 1e6,
+    "million": 1e6,
+    "millions": 1e6,
+    "b": 1e9,
+    "bn": 1e9,
+    "billion": 1e9,
+    "billions": 1e9,
+    "tn": 1e12,
+    "trillion": 1e12,
+}
+_NUMBER = re.compile(
+    r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?"
+    r"(?:\s?(" + "|".join(sorted(_SCALES, key=len, reverse=True)) + r")\b)?",
+    re.IGNORECASE,
+)
+_MARKS = re.compile(r"\[\d+(?:\s*[,;]\s*\d+)*\]")
+_WORD = re.compile(r"[^\W_](?:[\w'’.-]*[^\W_])?")
+
+
+def numbers(text: str) -> list[tuple[float, float]]:
+    """Each number in `text` as (value, half its last written digit: the rounding it allows)."""
+    found = []
+    for whole, decimals, scale in _NUMBER.findall(_MARKS.sub(" ", text)):
+        factor = _SCALES[scale.lower()] if scale else 1.0
+        value = float(whole.replace(",", "") + (f".{decimals}" if decimals else "")) * factor
+        found.append((value, 0.5 * factor / 10 ** len(decimals)))
+    return found
+
+
+def names(text: str) -> list[str]:
+    """Proper names and codes: capitalised words past a sentence's first word, and words mixing
+    letters and digits ("A320"), folded."""
+    words = _WORD.findall(_MARKS.sub(" ", text))
+    picked = []
+    for n, word in enumerate(words):
+        has_digit = any(c.isdigit() for c in word)
+        if (n > 0 and word[0].isupper()) or (has_digit and not word[0].isdigit()):
+            picked.append(_fold(word))
+    return picked
+
+
+def unsupported(sentence: str, evidence: list[str], check_names: bool = True) -> list[str]:
+    """What `sentence` states that no text in `evidence` holds; [] when it all checks out."""
+    held_values = [value for text in evidence for value, _ in numbers(text)]
+    held_words = {_fold(w) for text in evidence for w in _WORD.findall(text)}
+    missing = [
+        _written(value)
+        for value, tolerance in numbers(sentence)
+        if not any(abs(value - held) <= tolerance + 1e-9 * abs(held) for held in held_values)
+    ]
+    if check_names:
+        missing += [name for name in names(sentence) if not _held(name, held_words)]
+    return missing
+
+
+def _held(name: str, words: set[str]) -> bool:
+    """A name is held when the evidence has it, or each of its hyphenated parts."""
+    return name in words or all(part in words for part in name.split("-") if part)
+
+
+def _fold(word: str) -> str:
+    word = unicodedata.normalize("NFKC", word).casefold().replace("’", "'")
+    return word.removesuffix("'s").strip(".'-")
+
+
+def _written(value: float) -> str:
+    if value != int(value):
+        return f"{value:,}"
+    return f"{value:,.0f}" if value >= 10_000 else str(int(value))  # 2022, not 2,022
+
+
+class ClaimCounts(BaseModel):
+    checked: int = 0  # sentences that state a number or a name
+    rewritten: int = 0  # failed the check, and passed once rewritten from their excerpts
+    dropped: int = 0  # failed it again, or could not be rewritten
+
+
+Rewriter = Callable[[list[tuple[CitedSentence, list[str]]]], list[CitedSentence] | None]
+
+
+def hold_to_evidence(
+    sentences: list[CitedSentence],
+    excerpts: dict[int, str],
+    restated: str,
+    rewrite: Rewriter | None,
+    check_names: bool = True,
+) -> tuple[list[CitedSentence | None], ClaimCounts]:
+    """The sentences, each kept when its cited `excerpts` (number -> text) or the `restated`
+    text (the question) hold its numbers and names. The others go once to `rewrite` with what
+    they lack (None: no rewrite, e.g. no budget left); a rewritten sentence that fails again,
+    or is not returned, is dropped: None in its place."""
+
+    def lacking(sentence: CitedSentence) -> list[str]:
+        evidence = [excerpts[n] for n in sentence.excerpts if n in excerpts] + [restated]
+        return unsupported(sentence.text, evidence, check_names)
+
+    counts = ClaimCounts()
+    failed: dict[int, list[str]] = {}
+    for i, sentence in enumerate(sentences):
+        if numbers(sentence.text) or (check_names and names(sentence.text)):
+            counts.checked += 1
+            if missing := lacking(sentence):
+                failed[i] = missing
+    if not failed:
+        return list(sentences), counts
+    rewritten = (rewrite([(sentences[i], failed[i]) for i in failed]) or []) if rewrite else []
+    replacement = dict(zip(failed, rewritten, strict=False))
+    kept: list[CitedSentence | None] = []
+    for i, sentence in enumerate(sentences):
+        if i not in failed:
+            kept.append(sentence)
+        elif (new := replacement.get(i)) and new.text.strip() and not lacking(new):
+            kept.append(new)
+            counts.rewritten += 1
+        else:
+            kept.append(None)
+            counts.dropped += 1
+    return kept, counts

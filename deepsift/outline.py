@@ -1,0 +1,66 @@
+"""The report's outline, planned from the evidence without a model call: which sections, in
+which order, each with its own best excerpts."""
+
+from pydantic import BaseModel
+
+from deepsift.models import Embedder, similarities
+from deepsift.state import Chunk, ResearchState, ranked
+
+# Sub-queries this similar (MiniLM cosine) ask the same thing in other words: one section.
+SAME_TOPIC = 0.8
+
+
+class PlannedSection(BaseModel):
+    queries: list[str]  # the sub-queries it answers, the first asked first
+    chunks: list[Chunk]  # its excerpts, best first
+
+
+def outline(
+    state: ResearchState, embedder: Embedder, sections: int, excerpts: int
+) -> list[PlannedSection]:
+    """At most `sections` sections of `excerpts` excerpts each, in the order their sub-queries
+    were asked.
+
+    Sub-queries that ask the same thing share a section. A chunk that no sub-query found first
+    (the question's own search, the LLM-free hop) joins the section whose queries are nearest to
+    its text. The sections kept are those whose evidence the run ranks best, from any round."""
+    order = ranked(state)
+    asked = list(dict.fromkeys(state.get("sub_queries", [])))
+    if not order or not asked:
+        return []
+    own = {c.query for c in order} & set(asked)
+    topics = _topics([q for q in asked if q in own] or asked, embedder)
+    of_query = {query: n for n, topic in enumerate(topics) for query in topic}
+    orphans = [c for c in order[: sections * excerpts] if c.query not in of_query]
+    if orphans:
+        firsts = [topic[0] for topic in topics]
+        nearest = similarities(embedder, [c.text for c in orphans], firsts).argmax(axis=1)
+        home = {c.id: int(n) for c, n in zip(orphans, nearest, strict=True)}
+    else:
+        home = {}
+    grouped: dict[int, list[Chunk]] = {}
+    for chunk in order:
+        n = of_query.get(chunk.query, home.get(chunk.id))
+        if n is not None:
+            grouped.setdefault(n, []).append(chunk)
+    rank = {chunk.id: n for n, chunk in enumerate(order)}
+    strongest = sorted(grouped, key=lambda n: rank[grouped[n][0].id])[:sections]
+    return [
+        PlannedSection(queries=topics[n], chunks=grouped[n][:excerpts]) for n in sorted(strongest)
+    ]
+
+
+def _topics(queries: list[str], embedder: Embedder) -> list[list[str]]:
+    """Queries grouped by topic, in the order asked: a query that repeats an earlier one
+    (SAME_TOPIC) joins its topic; any other opens a new one."""
+    if len(queries) == 1:
+        return [queries]
+    similarity = similarities(embedder, queries, queries)
+    topics: list[list[int]] = []
+    for i in range(len(queries)):
+        same = [t for t in topics if max(similarity[i][j] for j in t) >= SAME_TOPIC]
+        if same:
+            same[0].append(i)
+        else:
+            topics.append([i])
+    return [[queries[i] for i in topic] for topic in topics]

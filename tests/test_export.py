@@ -1,0 +1,136 @@
+"""Reports written as Markdown, HTML, PDF and DOCX, read back with each format's own reader."""
+
+import re
+from html.parser import HTMLParser
+
+import docx
+import pypdf
+import pytest
+
+from deepsift import research
+from deepsift.errors import UserError
+from deepsift.export import write_report
+
+from conftest import run_cli
+
+BROKEN = """# Broken tables
+
+## Figures
+
+| year | TP |
+|---|---|
+| 2024 | 52 |
+
+| a | b
+|---|
+| 1 | 2 | 3 |
+| unclosed
+
+Silt <b>comes</b> from the river [1].
+
+## Sources
+
+[1] Monitoring report — `monitoring.md`
+"""
+
+
+class _Page(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.headings: list[str] = []
+        self.links: list[str] = []
+        self.anchors: list[str] = []
+        self.text: list[str] = []
+        self._in_heading = False
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        attrs = dict(attrs)
+        self._in_heading = tag in ("h1", "h2")
+        if tag == "a" and attrs.get("href", "").startswith("#source-"):
+            self.links.append(attrs["href"][len("#source-") :])
+        if "id" in attrs and attrs["id"].startswith("source-"):
+            self.anchors.append(attrs["id"][len("source-") :])
+
+    def handle_endtag(self, tag: str) -> None:
+        self._in_heading = False
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+        if self._in_heading:
+            self.headings.append(data)
+
+
+@pytest.fixture
+def report(settings, deps) -> str:
+    return research(
+        "Why was Kestrel Works built, and what did it cost?", settings, deps=deps
+    ).report
+
+
+def headings_of(report: str) -> list[str]:
+    return re.findall(r"^#{1,2} (.*)$", report, re.MULTILINE)
+
+
+def cited(text: str) -> set[str]:
+    return set(re.findall(r"\[(\d+)\]", text))
+
+
+def test_html_is_one_page_whose_citations_link_to_its_sources(report, tmp_path):
+    write_report(report, tmp_path / "r.html")
+
+    page = _Page()
+    page.feed((tmp_path / "r.html").read_text(encoding="utf-8"))
+    assert page.headings == headings_of(report)
+    assert set(page.links) == cited(report.split("## Sources")[0])
+    assert set(page.anchors) == set(page.links)  # every link lands on its source
+    assert "src=" not in (tmp_path / "r.html").read_text() and "<link" not in page.rawdata
+
+
+def test_pdf_keeps_headings_citations_and_sources(report, tmp_path):
+    write_report(report, tmp_path / "r.pdf")
+
+    text = "\n".join(page.extract_text() for page in pypdf.PdfReader(tmp_path / "r.pdf").pages)
+    flat = " ".join(text.split())
+    for heading in headings_of(report):
+        assert " ".join(heading.split()) in flat
+    assert cited(text) == cited(report)
+    sources = report.split("## Sources")[1]
+    for title in re.findall(r"^\[\d+\] (.*?) —", sources, re.MULTILINE):
+        assert " ".join(title.split()) in flat
+
+
+def test_docx_keeps_headings_lists_citations_and_sources(report, tmp_path):
+    write_report(report, tmp_path / "r.docx")
+
+    document = docx.Document(tmp_path / "r.docx")
+    styled = [(p.style.name, p.text) for p in document.paragraphs]
+    assert [text for style, text in styled if style in ("Title", "Heading 1")] == headings_of(
+        report
+    )
+    assert any(style == "List Bullet" for style, _ in styled)  # the key findings
+    assert cited(" ".join(text for _, text in styled)) == cited(report)
+
+
+@pytest.mark.parametrize("suffix", ["html", "pdf", "docx"])
+def test_markdown_with_broken_tables_and_raw_html_exports_without_error(tmp_path, suffix):
+    write_report(BROKEN, tmp_path / f"r.{suffix}")
+
+    assert (tmp_path / f"r.{suffix}").stat().st_size > 0
+    if suffix == "html":
+        page = (tmp_path / "r.html").read_text()
+        assert "<b>comes</b>" not in page and "&lt;b&gt;comes" in page  # no markup injected
+    if suffix == "docx":
+        assert len(docx.Document(tmp_path / "r.docx").tables) == 1
+
+
+def test_an_unknown_extension_is_refused_with_the_formats_to_use(tmp_path):
+    with pytest.raises(UserError, match=r"\.md, \.html, \.pdf or \.docx"):
+        write_report(BROKEN, tmp_path / "r.odt")
+
+
+def test_research_refuses_an_output_folder_that_does_not_exist_before_it_runs(tmp_path):
+    result = run_cli("research", "anything", "-o", "missing/dir/r.pdf", data=tmp_path / "data")
+
+    assert result.returncode == 2
+    assert "folder missing/dir does not exist" in result.stderr
+    assert not (tmp_path / "data" / "checkpoints.sqlite").exists()  # nothing ran

@@ -1,0 +1,136 @@
+"""The report: its structure, length, language and claim check, on the scripted endpoint."""
+
+import re
+
+import pytest
+
+from deepsift import Settings, research
+from deepsift.citations import cited_report
+from deepsift.claims import numbers, unsupported
+from deepsift.deps import Deps
+from deepsift.models import chat_model, get_embedder
+from deepsift.report_shape import SHAPES
+from deepsift.state import Chunk
+
+from fake_openai import FakeOpenAI, last_user_text
+from scripted import ScriptedResearcher
+
+QUESTION = "Why was Kestrel Works built, what did it cost against its budget, and did it work?"
+FALSE = "The plant cost €99.9m in the end."
+
+
+def run(tmp_path, sample_store, researcher=None, **options):
+    researcher = researcher or ScriptedResearcher()
+    with FakeOpenAI(researcher) as server:
+        settings = Settings(data_dir=tmp_path, llm_base_url=server.url, llm_api_key="t")
+        deps = Deps(settings, sample_store, get_embedder(settings), chat_model(settings))
+        result = research(QUESTION, settings, deps=deps, **options)
+    return result, server.requests
+
+
+def body_words(report: str) -> int:
+    """Words of the summary, sections and conclusion: not the title, headings, Notes, Sources."""
+    body = report.split("\n## Notes")[0].split("\n## Sources")[0]
+    lines = [line for line in body.splitlines() if line.strip() and not line.startswith("#")]
+    return len(re.sub(r"\[\d+\]", "", " ".join(lines)).split())
+
+
+def headings(report: str) -> list[str]:
+    return re.findall(r"^## (.*)$", report, re.MULTILINE)
+
+
+def test_the_report_has_a_title_cited_findings_written_headings_a_conclusion_and_sources(
+    tmp_path, sample_store
+):
+    result, _ = run(tmp_path, sample_store)
+
+    report = result.report
+    assert report.startswith("# What the evidence says\n")  # the model's title
+    found = headings(report)
+    assert found[0] == "Key findings" and found[-2:] == ["Conclusion", "Sources"]
+    findings = report.split("## Key findings\n\n")[1].split("\n\n")[0].splitlines()
+    assert len(findings) == SHAPES["standard"].findings
+    assert all(re.match(r"- .+\[\d+\]\.$", line) for line in findings)
+    sections = found[1:-2]
+    assert len(sections) >= 3
+    assert all(h.startswith("What the sources show: ") for h in sections)  # written, not asked
+    # The reflection's query got a section of its own.
+    assert any("River Orrin phosphorus" in h for h in sections)
+
+
+@pytest.mark.parametrize("length", ["brief", "long"])
+def test_report_length_lands_within_thirty_percent_of_its_target(tmp_path, sample_store, length):
+    result, requests = run(tmp_path, sample_store, length=length)
+
+    target = SHAPES[length].words
+    assert abs(body_words(result.report) - target) <= 0.3 * target, body_words(result.report)
+    asked = [
+        int(re.search(r"Write about (\d+) words", last_user_text(r))[1])
+        for r in requests
+        if "This section answers:" in last_user_text(r)
+    ]
+    assert len(asked) <= SHAPES[length].sections
+
+
+def test_standard_is_longer_than_brief_and_shorter_than_long(tmp_path, sample_store):
+    words = {
+        length: body_words(run(tmp_path / length, sample_store, length=length)[0].report)
+        for length in ("brief", "standard", "long")
+    }
+    assert words["brief"] < words["standard"] < words["long"]
+
+
+def test_a_report_in_german_has_german_headings_and_every_prompt_asks_for_german(
+    tmp_path, sample_store
+):
+    result, requests = run(tmp_path, sample_store, language="German")
+
+    found = headings(result.report)
+    assert found[0] == "Wichtigste Ergebnisse" and found[-2:] == ["Fazit", "Quellen"]
+    assert all(h.startswith("Ergebnisse: ") for h in found[1:-2])
+    writing = [r for r in requests if "Report question:" in last_user_text(r)]
+    assert writing and all("every sentence in German" in last_user_text(r) for r in writing)
+
+
+def test_a_figure_no_cited_excerpt_holds_is_rewritten_from_the_excerpts_and_counted(
+    tmp_path, sample_store
+):
+    result, requests = run(tmp_path, sample_store, ScriptedResearcher(false_figure=FALSE))
+
+    assert "99.9" not in result.report
+    rewrites = [r for r in requests if "Sentences:" in last_user_text(r)]
+    assert rewrites and all(
+        "not in its excerpts: 99,900,000" in last_user_text(r) for r in rewrites
+    )
+    assert result.usage.claims_rewritten >= len(rewrites)
+    assert result.usage.claims_checked > result.usage.claims_rewritten
+
+
+def test_a_figure_that_fails_again_is_dropped_counted_and_noted(tmp_path, sample_store):
+    researcher = ScriptedResearcher(false_figure=FALSE, rewrite_fails=True)
+    result, _ = run(tmp_path, sample_store, researcher)
+
+    assert "99.9" not in result.report
+    assert result.usage.claims_dropped >= 1
+    notes = result.report.split("## Notes")[1].split("## Sources")[0]
+    assert f"{result.usage.claims_dropped} sentence(s) left out" in notes
+
+
+def test_amounts_compare_by_value_whatever_their_notation():
+    excerpt = ["The overrun came to EUR 4,700,000 by March 2024."]
+
+    for said in ("€4.7m", "4.7 million euros", "EUR 4,700,000", "4.7 mn"):
+        assert unsupported(f"The overrun was {said} in March 2024.", excerpt) == [], said
+    assert unsupported("The overrun was €1.8m.", excerpt) == ["1,800,000"]
+    assert unsupported("It closed in June 2024.", excerpt) == ["june"]
+    assert numbers("It rose 12% [3].") == [(12.0, 0.5)]  # citation marks are not numbers
+
+
+def test_a_heading_that_starts_with_sources_keeps_the_rest_of_the_report():
+    chunk = Chunk(id="a", text="t", source="/a.md", title="A", collection="c")
+    body = "# Q\n\n## Sources of sediment in the harbor\n\nSilt comes from the river [1].\n\n## End"
+
+    report, sources = cited_report(body, [chunk], [])
+
+    assert "Silt comes from the river [1]." in report and "## End" in report
+    assert len(sources) == 1 and report.count("## Sources\n") == 1
