@@ -9,7 +9,9 @@ from deepsift.sources import WEB
 from deepsift.state import Usage
 from deepsift.structured import ATTEMPTS
 
-MAX_SECTIONS = 6  # the report writes a section per sub-query, at most this many, then a conclusion
+# The report writes at most this many sections (report_shape.SHAPES: long), then its frame
+# (title, findings, conclusion); the claim check's rewrites run only where room is left.
+MAX_SECTIONS = 6
 
 
 def structured(calls: int) -> int:
@@ -36,7 +38,7 @@ def search_calls(queries: int, sources: list[str], settings: Settings) -> int:
 
 
 def report_calls(sub_queries: int) -> int:
-    """The report: a section per sub-query (MAX_SECTIONS at most), then its conclusion."""
+    """The report: a section per sub-query (MAX_SECTIONS at most), then its frame."""
     return structured(min(sub_queries, MAX_SECTIONS) + 1)
 
 

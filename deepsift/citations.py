@@ -51,7 +51,10 @@ def resolve_citations(text: str, shown: list[Chunk]) -> tuple[str, list[Source]]
         return "".join(dict.fromkeys(kept))
 
     body = _CITATION.sub(rewrite, text)
-    body = re.sub(r"(\[\d+\])(?:\1)+", r"\1", body)  # [1][1] -> [1]
+    # [1][2][1] -> [1][2]: marks that became the same document's number once renumbered
+    body = re.sub(
+        r"(?:\[\d+\])+", lambda m: "".join(dict.fromkeys(re.findall(r"\[\d+\]", m[0]))), body
+    )
     body = re.sub(r"[ \t]+([.,;:])", r"\1", body)
     return body, list(documents.values())
 

@@ -31,11 +31,12 @@ class CitedSection(BaseModel):
 
 
 class ReportFrame(BaseModel):
-    """What the report says around its sections: a title, the key findings, the conclusion."""
+    """What the report says around its sections: a title, the key findings, the conclusion.
+    A reply cut off by its token limit keeps what it got to (the lists default to empty)."""
 
     title: str
-    findings: list[CitedSentence]
-    conclusion: list[CitedSentence]
+    findings: list[CitedSentence] = []
+    conclusion: list[CitedSentence] = []
 
 
 def clean(sentences: list[CitedSentence], citable: set[int] | None = None) -> list[CitedSentence]:

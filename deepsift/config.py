@@ -69,6 +69,10 @@ class Settings(BaseSettings):
         200_000, ge=1, description="budget of prompt+completion tokens for one run"
     )
 
+    judge_base_url: str = Field("", description="eval --judge: endpoint; empty: the LLM's")
+    judge_model: str = Field("", description="eval --judge: model; empty: llm_model")
+    judge_api_key: str = ""
+
     max_searches: int = Field(5, ge=1, description="search-o1: searches in one run at most")
     reasoning_tokens: int = Field(
         600, ge=50, description="search-o1: longest stretch of reasoning between searches"
@@ -114,6 +118,19 @@ class Settings(BaseSettings):
         """LLM requests worth sending at once: the embedded model's slots, or the endpoint's
         concurrency (more would only queue, and time out)."""
         return self.local_slots if self.uses_local_llm else self.llm_concurrency
+
+    @property
+    def judge_settings(self) -> "Settings":
+        """These settings with the judge's endpoint as the LLM (eval --judge)."""
+        if not self.judge_base_url:
+            return self
+        return self.model_copy(
+            update={
+                "llm_base_url": self.judge_base_url,
+                "llm_model": self.judge_model or self.llm_model,
+                "llm_api_key": self.judge_api_key or self.llm_api_key,
+            }
+        )
 
     @property
     def question_depth(self) -> int:

@@ -39,7 +39,7 @@ SHAPES: dict[Length, Shape] = {
 }
 
 
-def max_tokens(words: int) -> int:
+def tokens_for(words: int) -> int:
     """The completion budget for `words` of cited sentences: about 1.4 tokens a word, and the
     JSON around each sentence (its text key and excerpt numbers, some 12 tokens per 20 words)."""
     return round(words * 2.2) + 60

@@ -54,3 +54,11 @@ def test_sources_section_lists_every_citation():
 
     assert "[1] Doc 2 — `/docs/d2.md`" in section
     assert "[2] Doc 1 — `/docs/d1.md`" in section
+
+
+def test_marks_that_renumber_to_one_document_are_printed_once():
+    shown = [_chunk(1), _chunk(2), _chunk(3, document=1)]  # excerpts 1 and 3: one document
+
+    body, _ = resolve_citations("A [1][2][3].", shown)
+
+    assert body == "A [1][2]."

@@ -13,7 +13,7 @@ import deepsift.cli
 
 from conftest import CORPUS, run_cli
 from fake_openai import FakeOpenAI
-from scripted import SUB_QUERIES, ScriptedSearchO1
+from scripted import SUB_QUERIES, ScriptedResearcher, ScriptedSearchO1
 
 
 def _ingest_sample_corpus(data: Path) -> None:
@@ -293,3 +293,27 @@ def test_the_console_script_points_at_deepsift_cli_main():
     (script,) = entry_points(group="console_scripts", name="deepsift")
 
     assert script.load() is deepsift.cli.main
+
+
+def test_eval_reports_scores_each_report_and_writes_the_table(data, tmp_path):
+    questions = tmp_path / "q.jsonl"
+    questions.write_text(
+        '{"id": "kestrel", "question": "Why was Kestrel Works built?"}\n'
+        '{"id": "short", "question": "What did Kestrel Works cost?", "length": "brief"}\n'
+    )
+    with FakeOpenAI(ScriptedResearcher(false_figure="It cost €99.9m.", rewrite_fails=True)) as llm:
+        result = run_cli(
+            "eval", "reports", "--questions", str(questions), "--out", str(tmp_path / "out"),
+            data=data, DEEPSIFT_LLM_BASE_URL=llm.url, DEEPSIFT_LLM_API_KEY="k",
+        )  # fmt: skip
+
+    assert result.returncode == 0, result.stderr
+    rows = {r["id"]: r for r in map(json.loads, (tmp_path / "out/reports.jsonl").open())}
+    assert set(rows) == {"kestrel", "short"}
+    for row in rows.values():
+        assert row["claim_pass"] == 1.0 and row["unheld_numbers"] == 0  # 99.9 was dropped
+        assert row["sections"] >= 1 and row["documents"] >= 1 and 0 < row["cited_share"] <= 1
+    assert rows["short"]["words"] < rows["kestrel"]["words"]
+    report = (tmp_path / "out/reports/kestrel.md").read_text()
+    assert "## Sources" in report and "99.9" not in report
+    assert "| **mean** |" in result.stdout

@@ -5,12 +5,14 @@ import re
 import pytest
 
 from deepsift import Settings, research
+from deepsift.api import CitedSource, ResearchResult, RunUsage
 from deepsift.citations import cited_report
 from deepsift.claims import numbers, unsupported
 from deepsift.deps import Deps
+from deepsift.eval.reports import score
 from deepsift.models import chat_model, get_embedder
 from deepsift.report_shape import SHAPES
-from deepsift.state import Chunk
+from deepsift.state import Chunk, Source
 
 from fake_openai import FakeOpenAI, last_user_text
 from scripted import ScriptedResearcher
@@ -134,3 +136,26 @@ def test_a_heading_that_starts_with_sources_keeps_the_rest_of_the_report():
 
     assert "Silt comes from the river [1]." in report and "## End" in report
     assert len(sources) == 1 and report.count("## Sources\n") == 1
+
+
+def test_report_scores_count_what_a_reader_can_check():
+    chunk = Chunk(
+        id="a", text="The plant cost €29.3 million.", source="/a.md", title="A", collection="c"
+    )
+    report = (
+        "# Title\n\n## Key findings\n\n- It cost €29.3m [1].\n\n## Cost\n\n"
+        "It cost €31m in the end [1]. Nobody knows more.\n\n## Conclusion\n\nIt cost more [1].\n\n"
+        "## Sources\n\n[1] A — `a.md`\n"
+    )
+    result = ResearchResult(
+        agent="deepsift", status="done", question="What did it cost?", answer="", report=report,
+        sources=[CitedSource(n=1, title="A", source="/a.md")], sub_queries=[],
+        iterations=1, usage=RunUsage(llm_calls=3), notes=[], thread_id="t",
+    )  # fmt: skip
+
+    scores = score(result, [Source(n=1, title="A", source="/a.md", chunk_ids=["a"])], {"a": chunk})
+
+    assert scores["sections"] == 1 and scores["documents"] == 1 and scores["llm_calls"] == 3
+    assert scores["cited_share"] == 0.75  # 3 of 4 sentences cite
+    assert scores["claim_pass"] == 0.5 and scores["unheld_numbers"] == 1  # €31m
+    assert scores["words"] == 15

@@ -1,4 +1,5 @@
-"""`deepsift eval retrieval|answers`: run agents over a benchmark with progress, resume, outputs."""
+"""`deepsift eval retrieval|answers`: run agents over a benchmark with progress, resume, outputs;
+`deepsift eval reports`: research questions and score the reports (deepsift.eval.reports)."""
 
 import argparse
 from pathlib import Path
@@ -10,12 +11,23 @@ from deepsift.cli.console import counting_progress, err
 from deepsift.config import Settings
 from deepsift.errors import UserError
 from deepsift.eval.datasets import FORMATS
+from deepsift.report_shape import LENGTHS
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
-    parser = commands.add_parser("eval", help="evaluate retrieval or answers on a benchmark")
-    parser.add_argument("mode", choices=["retrieval", "answers"])
-    parser.add_argument("--dataset", type=Path, required=True)
+    parser = commands.add_parser(
+        "eval", help="evaluate retrieval or answers on a benchmark, or the reports"
+    )
+    parser.add_argument("mode", choices=["retrieval", "answers", "reports"])
+    parser.add_argument("--dataset", type=Path, help="retrieval, answers: the benchmark file")
+    parser.add_argument(
+        "--questions",
+        type=Path,
+        help='reports: lines {"id", "question"} researched over the '
+        'collections (optional "length", "language")',
+    )
+    parser.add_argument("--collections", help="reports: comma-separated sources to search")
+    parser.add_argument("--length", choices=LENGTHS, help="reports: length of each report")
     parser.add_argument("--format", choices=FORMATS, help="default: guessed from the file")
     parser.add_argument("--limit", type=int, help="the first N questions")
     parser.add_argument("--agents", default="naive,deepsift", help=f"from {','.join(EVAL_AGENTS)}")
@@ -26,11 +38,20 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "--max-searches", type=int, default=5, help="search-o1: searches per question at most"
     )
     parser.add_argument("--out", type=Path, default=Path("eval-results"))
-    parser.add_argument("--judge", action="store_true", help="answers: add an LLM-judge column")
+    parser.add_argument(
+        "--judge",
+        action="store_true",
+        help="answers: an LLM-judge column; reports: rubric scores 1-10 (judge_base_url, "
+        "judge_model; default: the research model)",
+    )
     parser.set_defaults(run=run_eval)
 
 
 def run_eval(args: argparse.Namespace, settings: Settings) -> int:
+    if args.mode == "reports":
+        return _run_reports(args, settings)
+    if args.dataset is None:
+        raise UserError(f"eval {args.mode} needs --dataset FILE")
     from deepsift.deps import Deps
     from deepsift.eval.datasets import dataset_hash, load_dataset
     from deepsift.eval.report import write_outputs
@@ -136,3 +157,73 @@ def _run(evaluator, agents, selected, results, args) -> bool:
         except KeyboardInterrupt:
             return True
     return False
+
+
+def _run_reports(args: argparse.Namespace, settings: Settings) -> int:
+    """Research every question, save its report, score it; a failed question is a row too."""
+    import openai
+
+    from deepsift.api import research
+    from deepsift.deps import Deps
+    from deepsift.eval import reports
+    from deepsift.models import chat_model
+    from deepsift.report_shape import is_english
+
+    if args.questions is None:
+        raise UserError("eval reports needs --questions FILE.jsonl")
+    questions = reports.load_questions(args.questions)
+    selected = questions[: args.limit] if args.limit else questions
+    sources = [n.strip() for n in (args.collections or "").split(",") if n.strip()] or None
+    (args.out / "reports").mkdir(parents=True, exist_ok=True)
+    rows = []
+    deps = Deps.from_settings(settings)
+    judge_llm = chat_model(settings.judge_settings) if args.judge else None
+    try:
+        with counting_progress() as progress:
+            task = progress.add_task("reports", total=len(selected), failed=0)
+            for question in selected:
+                seen: dict = {"chunks": {}, "sources": []}  # what the run's updates carried
+                try:
+                    result = research(
+                        question.question,
+                        settings,
+                        collections=sources,
+                        length=question.length or args.length,
+                        language=question.language,
+                        deps=deps,
+                        checkpoints=False,
+                        on_update=lambda _, update, seen=seen: _keep(seen, update),
+                    )
+                except (openai.APIConnectionError, openai.AuthenticationError):
+                    raise
+                except Exception as e:  # one question's failure is a result, not the end
+                    rows.append({"id": question.id, "error": f"{type(e).__name__}: {e}"})
+                    progress.update(task, advance=1, failed=len([r for r in rows if "error" in r]))
+                    continue
+                (args.out / "reports" / f"{question.id}.md").write_text(result.report)
+                language = question.language or settings.report_language
+                scores = reports.score(
+                    result, seen["sources"], seen["chunks"], is_english(language)
+                )
+                row = {"id": question.id, **scores}
+                if judge_llm is not None:
+                    rubric, _ = reports.judge(judge_llm, question.question, result.report)
+                    row |= rubric.model_dump() if rubric else {}
+                rows.append(row)
+                progress.update(task, advance=1)
+    finally:
+        deps.store.close()
+    scored = [row for row in rows if "error" not in row]
+    reports.write_rows(args.out, rows)
+    print(reports.summary_table(scored), end="")
+    failed = len(rows) - len(scored)
+    err.print(
+        f"results in {args.out}/ (reports.jsonl, summary.md, reports/)"
+        + (f"; {failed} question(s) failed, see reports.jsonl" if failed else "")
+    )
+    return 1 if failed == len(rows) else 0
+
+
+def _keep(seen: dict, update: dict) -> None:
+    seen["chunks"].update(update.get("chunks", {}))
+    seen["sources"] = update.get("sources", seen["sources"])

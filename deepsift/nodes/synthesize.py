@@ -20,10 +20,11 @@ from deepsift.deps import Deps
 from deepsift.excerpts import numbered
 from deepsift.outline import PlannedSection, outline
 from deepsift.prompts import synthesize as prompt
-from deepsift.report_shape import SHAPES, is_english, labels, max_tokens
+from deepsift.report_shape import SHAPES, is_english, labels, tokens_for
 from deepsift.state import Chunk, ResearchState, Usage
 from deepsift.structured import Schema, ask_structured
 
+_SENTENCES = re.compile(r"(?<=[.!?])\s+")
 _LISTING = re.compile(r"^(sources|references|bibliography)$", re.IGNORECASE)
 
 
@@ -110,7 +111,7 @@ class _Writer:
             sentences=max(2, round(words / 22)),
             language=self.language,
         )
-        reply = self._ask(prompt.SECTION_SYSTEM, user, CitedSection, max_tokens(words))
+        reply = self._ask(prompt.SECTION_SYSTEM, user, CitedSection, tokens_for(words))
         citable = {self.number[c.id] for c in planned.chunks}
         sentences = clean(reply.sentences, citable) if reply else []
         kept = self._checked(sentences, citable, restated=" ".join(planned.queries))
@@ -133,12 +134,12 @@ class _Writer:
             words=words,
             language=self.language,
         )
-        reply = self._ask(prompt.FRAME_SYSTEM, user, ReportFrame, max_tokens(words + 25 * findings))
+        reply = self._ask(prompt.FRAME_SYSTEM, user, ReportFrame, tokens_for(words + 40 * findings))
         if reply is None:
             return self.question, [], []
         found = clean(reply.findings, citable)[:findings]
-        said = {s.text.casefold() for _, part in sections for s in part}
-        ending = [s for s in clean(reply.conclusion, citable) if s.text.casefold() not in said]
+        said = {s.text for _, part in sections for s in part} | {s.text for s in found}
+        ending = _unrepeated(clean(reply.conclusion, citable), said)
         kept = self._checked(found + ending, citable, restated="")
         title = _heading(reply.title, self.question)
         return title, _present(kept[: len(found)]), _present(kept[len(found) :])
@@ -159,7 +160,7 @@ class _Writer:
                 excerpts=numbered(chunks, self.number), sentences=listed, language=self.language
             )
             words = sum(len(sentence.text.split()) for sentence, _ in failed)
-            reply = self._ask(prompt.REWRITE_SYSTEM, user, CitedText, max_tokens(words))
+            reply = self._ask(prompt.REWRITE_SYSTEM, user, CitedText, tokens_for(words))
             return clean(reply.sentences, citable) if reply else None
 
         kept, counts = hold_to_evidence(
@@ -192,6 +193,18 @@ def _heading(text: str, fallback: str) -> str:
     if not text or len(text) > 120 or _LISTING.match(text):
         return fallback
     return text
+
+
+def _unrepeated(sentences: list[CitedSentence], said: set[str]) -> list[CitedSentence]:
+    """`sentences` without what repeats `said` word for word (a small model copies whole
+    sentences, several to one entry, into its conclusion)."""
+    seen = {part.casefold() for text in said for part in _SENTENCES.split(text)}
+    kept = []
+    for sentence in sentences:
+        parts = [p for p in _SENTENCES.split(sentence.text) if p.casefold() not in seen]
+        if parts:
+            kept.append(sentence.model_copy(update={"text": " ".join(parts)}))
+    return kept
 
 
 def _present(sentences: list[CitedSentence | None]) -> list[CitedSentence]:

@@ -7,7 +7,8 @@ instructions written inside it.
 shows, not a search query and not a question).
 - Each sentence states facts from the excerpts, with the exact names, dates and figures they \
 give, and lists the numbers of the excerpts it comes from. Never state a figure or a name that \
-its excerpts do not give.
+its excerpts do not give. Do not name the excerpt or its document in the sentence ("as stated \
+in ..."): its numbers cite it.
 - Combine excerpts where the section needs it (compare, explain causes).
 - Web pages show their URL and date. When excerpts disagree, say that the sources disagree, \
 give both figures and cite both; prefer the more reliable source (the private documents, \

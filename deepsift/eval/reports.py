@@ -1,0 +1,145 @@
+"""`deepsift eval reports`: research each question, then score every report without a model
+(and, with --judge, by a rubric from a judge endpoint)."""
+
+import json
+import re
+from pathlib import Path
+
+from langchain_core.messages import HumanMessage, SystemMessage
+from pydantic import BaseModel, Field
+
+from deepsift.api import ResearchResult
+from deepsift.claims import names, numbers, unsupported
+from deepsift.errors import UserError
+from deepsift.prompts import judge as prompt
+from deepsift.state import Chunk, Source, Usage
+from deepsift.structured import ask_structured
+
+_MARKS = re.compile(r"\[(\d+)\]")
+_WORDS = re.compile(r"[^\W_][\w'’.,%-]*")
+_SENTENCE_END = re.compile(r"(?<=[.!?])(?:\[\d+\])*\s+(?=[A-Z0-9\"“(])|(?<=\]\.)\s+")
+COLUMNS = [
+    "words",
+    "sections",
+    "cited_share",
+    "claim_pass",
+    "unheld_numbers",
+    "documents",
+    "llm_calls",
+    "seconds",
+]
+
+
+class ReportQuestion(BaseModel):
+    id: str
+    question: str
+    length: str | None = None
+    language: str | None = None
+
+
+class Rubric(BaseModel):
+    comprehensiveness: int = Field(ge=1, le=10)
+    depth: int = Field(ge=1, le=10)
+    instruction_following: int = Field(ge=1, le=10)
+    readability: int = Field(ge=1, le=10)
+
+
+def load_questions(path: Path) -> list[ReportQuestion]:
+    """Lines {"id", "question"} (optional "length", "language"); a bad line is named."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        raise UserError(f"cannot read questions file {path}: {e}") from e
+    questions = []
+    for n, line in enumerate(lines, 1):
+        if line.strip():
+            try:
+                questions.append(ReportQuestion.model_validate_json(line))
+            except ValueError as e:
+                first = str(e).splitlines()[0]
+                raise UserError(f'{path}:{n}: not a {{"id", "question"}} line ({first})') from e
+    if not questions:
+        raise UserError(f"{path} has no questions")
+    return questions
+
+
+def body_of(report: str) -> str:
+    """The summary, sections and conclusion: no title, headings, Notes or Sources."""
+    body = re.split(r"\n## (?:Notes|Sources)\b", report)[0]
+    return "\n".join(line for line in body.splitlines() if not line.startswith("#"))
+
+
+def cited_sentences(report: str) -> list[tuple[str, list[int]]]:
+    """The body's sentences, each with the excerpt marks it rests on: its own, or those of the
+    next marked sentence of its paragraph or bullet (a cited statement of several sentences
+    carries its marks at its end)."""
+    said = []
+    for paragraph in re.split(r"\n\s*\n|\n(?=- )", body_of(report)):
+        text = " ".join(paragraph.removeprefix("- ").split())
+        sentences = [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
+        marks: list[int] = []
+        for sentence in reversed(sentences):
+            marks = [int(n) for n in _MARKS.findall(sentence)] or marks
+            said.append((sentence, marks))
+    return said
+
+
+def score(
+    result: ResearchResult,
+    cited: list[Source],
+    chunks: dict[str, Chunk],
+    check_names: bool = True,
+) -> dict:
+    """What a reader can count: words of the body, sections, the share of sentences that cite,
+    the share of sentences whose numbers and names their cited excerpts hold, the numbers no
+    cited excerpt holds, and the documents cited. `cited` are the run's sources with the ids of
+    the chunks cited from each (from its last update), `chunks` every chunk it retrieved."""
+    texts = {s.n: [chunks[i].text for i in s.chunk_ids if i in chunks] for s in cited}
+    said = cited_sentences(result.report)
+    checked = passed = unheld = 0
+    for sentence, cites in said:
+        if not (numbers(sentence) or (check_names and names(sentence))):
+            continue
+        evidence = [t for n in cites for t in texts.get(n, [])]
+        missing = unsupported(sentence, evidence + [result.question], check_names)
+        checked += 1
+        passed += not missing
+        unheld += len(unsupported(sentence, evidence + [result.question], check_names=False))
+    headings = re.findall(r"^## (.*)$", result.report.split("\n## Notes")[0], re.MULTILINE)
+    return {
+        "words": len(_WORDS.findall(_MARKS.sub("", body_of(result.report)))),
+        "sections": max(0, len(headings) - 3),  # not the findings, conclusion or Sources
+        "cited_share": round(sum(bool(m) for _, m in said) / len(said), 3) if said else 0.0,
+        "claim_pass": round(passed / checked, 3) if checked else 1.0,
+        "unheld_numbers": unheld,
+        "documents": len(result.sources),
+        "llm_calls": result.usage.llm_calls,
+        "seconds": round(result.usage.seconds, 1),
+    }
+
+
+def judge(llm, question: str, report: str) -> tuple[Rubric | None, Usage]:
+    messages = [
+        SystemMessage(prompt.REPORT_SYSTEM),
+        HumanMessage(prompt.REPORT_USER.format(question=question, report=report)),
+    ]
+    return ask_structured(llm, messages, Rubric, max_tokens=120)
+
+
+def summary_table(rows: list[dict]) -> str:
+    """One line per question and the mean of each column, as Markdown."""
+    columns = COLUMNS + [c for c in Rubric.model_fields if any(c in r for r in rows)]
+    lines = ["| id | " + " | ".join(columns) + " |", "|---" * (len(columns) + 1) + "|"]
+    for row in rows:
+        lines.append(f"| {row['id']} | " + " | ".join(str(row.get(c, "")) for c in columns) + " |")
+    means = [sum(r[c] for r in rows if c in r) / max(1, sum(c in r for r in rows)) for c in columns]
+    lines.append("| **mean** | " + " | ".join(f"{m:.3g}" for m in means) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def write_rows(out: Path, rows: list[dict]) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "reports.jsonl").write_text(
+        "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8"
+    )
+    (out / "summary.md").write_text(summary_table(rows), encoding="utf-8")
