@@ -12,6 +12,7 @@ SUB_QUERIES = [
 ]
 
 
+REWRITE_ASKED = "of your reply state figures"
 ORDINALS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth"]
 HEADINGS = {"German": "Ergebnisse", "French": "Résultats"}  # a section heading by language
 
@@ -86,8 +87,8 @@ class ScriptedResearcher:
                     {"text": "In conclusion, the facts answer it.", "excerpts": cited[:1]}
                 ],
             }
-        if name == "CitedText" and "Sentences:" in text:  # the claim check's rewrite
-            shown = excerpts(text)
+        if name == "CitedText" and REWRITE_ASKED in text:  # the claim check's rewrite
+            shown = excerpts(body["messages"][1]["content"])  # the conversation's excerpts
             listed = re.findall(r"^\d+\. (.*) \(not in its excerpts", text, re.MULTILINE)
             n = min(shown)
             fixed = listed[0] if self.rewrite_fails else first_sentence(shown[n])

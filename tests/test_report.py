@@ -15,7 +15,7 @@ from deepsift.report_shape import SHAPES
 from deepsift.state import Chunk, Source
 
 from fake_openai import FakeOpenAI, last_user_text
-from scripted import ScriptedResearcher
+from scripted import REWRITE_ASKED, ScriptedResearcher
 
 QUESTION = "Why was Kestrel Works built, what did it cost against its budget, and did it work?"
 FALSE = "The plant cost €99.9m in the end."
@@ -100,11 +100,14 @@ def test_a_figure_no_cited_excerpt_holds_is_rewritten_from_the_excerpts_and_coun
     result, requests = run(tmp_path, sample_store, ScriptedResearcher(false_figure=FALSE))
 
     assert "99.9" not in result.report
-    rewrites = [r for r in requests if "Sentences:" in last_user_text(r)]
+    rewrites = [r for r in requests if REWRITE_ASKED in last_user_text(r)]
     assert rewrites and all(
         "not in its excerpts: 99,900,000" in last_user_text(r) for r in rewrites
     )
     assert result.usage.claims_rewritten >= len(rewrites)
+    # Each rewrite continues its section's conversation: the prompt cache serves the excerpts.
+    sections = [r["messages"][:2] for r in requests if len(r["messages"]) == 2]
+    assert all(r["messages"][:2] in sections and len(r["messages"]) == 4 for r in rewrites)
     assert result.usage.claims_checked > result.usage.claims_rewritten
 
 

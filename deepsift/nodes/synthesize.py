@@ -2,7 +2,8 @@ import re
 from concurrent.futures import ThreadPoolExecutor
 from threading import Lock
 
-from langchain_core.messages import HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from pydantic import BaseModel
 
 from deepsift import budget
 from deepsift.citations import cited_report
@@ -111,10 +112,11 @@ class _Writer:
             sentences=max(2, round(words / 22)),
             language=self.language,
         )
-        reply = self._ask(prompt.SECTION_SYSTEM, user, CitedSection, tokens_for(words))
+        asked = [SystemMessage(prompt.SECTION_SYSTEM), HumanMessage(user)]
+        reply = self._ask(asked, CitedSection, tokens_for(words))
         citable = {self.number[c.id] for c in planned.chunks}
         sentences = clean(reply.sentences, citable) if reply else []
-        kept = self._checked(sentences, citable, restated=" ".join(planned.queries))
+        kept = self._checked(sentences, citable, " ".join(planned.queries), asked, reply)
         fallback = planned.queries[0][:1].upper() + planned.queries[0][1:]
         heading = _heading(reply.heading if reply else "", fallback)
         unwritten = CitedSentence(text="This part could not be written.", excerpts=[])
@@ -134,34 +136,40 @@ class _Writer:
             words=words,
             language=self.language,
         )
-        reply = self._ask(prompt.FRAME_SYSTEM, user, ReportFrame, tokens_for(words + 40 * findings))
+        asked = [SystemMessage(prompt.FRAME_SYSTEM), HumanMessage(user)]
+        reply = self._ask(asked, ReportFrame, tokens_for(words + 40 * findings))
         if reply is None:
             return self.question, [], []
         found = clean(reply.findings, citable)[:findings]
         said = {s.text for _, part in sections for s in part} | {s.text for s in found}
         ending = _unrepeated(clean(reply.conclusion, citable), said)
-        kept = self._checked(found + ending, citable, restated="")
+        kept = self._checked(found + ending, citable, "", asked, reply)
         title = _heading(reply.title, self.question)
         return title, _present(kept[: len(found)]), _present(kept[len(found) :])
 
     def _checked(
-        self, sentences: list[CitedSentence], citable: set[int], restated: str
+        self,
+        sentences: list[CitedSentence],
+        citable: set[int],
+        restated: str,
+        asked: list[BaseMessage],
+        reply: BaseModel | None,
     ) -> list[CitedSentence | None]:
+        """The claim check of what `reply` (to the messages `asked`) wrote. A rewrite is asked
+        as the next turn of that conversation, so the server's prompt cache serves its
+        excerpts instead of reading them again."""
         excerpts = {n: self.chunk_of[n].text for n in citable if n in self.chunk_of}
 
         def rewrite(failed: list[tuple[CitedSentence, list[str]]]) -> list[CitedSentence] | None:
-            cited = {n for sentence, _ in failed for n in sentence.excerpts} or citable
-            chunks = [self.chunk_of[n] for n in sorted(cited) if n in self.chunk_of]
             listed = "\n".join(
                 f"{i}. {with_marks(sentence)} (not in its excerpts: {', '.join(missing)})"
                 for i, (sentence, missing) in enumerate(failed, 1)
             )
-            user = prompt.REWRITE_USER.format(
-                excerpts=numbered(chunks, self.number), sentences=listed, language=self.language
-            )
+            turn = prompt.REWRITE.format(sentences=listed, language=self.language)
+            messages = [*asked, AIMessage(reply.model_dump_json()), HumanMessage(turn)]
             words = sum(len(sentence.text.split()) for sentence, _ in failed)
-            reply = self._ask(prompt.REWRITE_SYSTEM, user, CitedText, tokens_for(words))
-            return clean(reply.sentences, citable) if reply else None
+            rewritten = self._ask(messages, CitedText, tokens_for(words))
+            return clean(rewritten.sentences, citable) if rewritten else None
 
         kept, counts = hold_to_evidence(
             sentences,
@@ -178,8 +186,7 @@ class _Writer:
             )
         return kept
 
-    def _ask(self, system: str, user: str, schema: type[Schema], tokens: int) -> Schema | None:
-        messages = [SystemMessage(system), HumanMessage(user)]
+    def _ask(self, messages: list[BaseMessage], schema: type[Schema], tokens: int) -> Schema | None:
         reply, usage = ask_structured(self.deps.llm, messages, schema, max_tokens=tokens)
         with self._lock:
             self.usage = self.usage + usage
