@@ -167,7 +167,6 @@ def _run_reports(args: argparse.Namespace, settings: Settings) -> int:
     from deepsift.deps import Deps
     from deepsift.eval import reports
     from deepsift.models import chat_model
-    from deepsift.report_shape import is_english
 
     if args.questions is None:
         raise UserError("eval reports needs --questions FILE.jsonl")
@@ -202,9 +201,7 @@ def _run_reports(args: argparse.Namespace, settings: Settings) -> int:
                     continue
                 (args.out / "reports" / f"{question.id}.md").write_text(result.report)
                 language = question.language or settings.report_language
-                scores = reports.score(
-                    result, seen["sources"], seen["chunks"], is_english(language)
-                )
+                scores = reports.score(result, seen["sources"], seen["chunks"], language)
                 row = {"id": question.id, **scores}
                 if judge_llm is not None:
                     rubric, _ = reports.judge(judge_llm, question.question, result.report)

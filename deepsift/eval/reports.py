@@ -12,6 +12,7 @@ from deepsift.api import ResearchResult
 from deepsift.claims import names, numbers, unsupported
 from deepsift.errors import UserError
 from deepsift.prompts import judge as prompt
+from deepsift.report_shape import Labels, is_english, labels
 from deepsift.state import Chunk, Source, Usage
 from deepsift.structured import ask_structured
 
@@ -63,18 +64,19 @@ def load_questions(path: Path) -> list[ReportQuestion]:
     return questions
 
 
-def body_of(report: str) -> str:
+def body_of(report: str, says: Labels | None = None) -> str:
     """The summary, sections and conclusion: no title, headings, Notes or Sources."""
-    body = re.split(r"\n## (?:Notes|Sources)\b", report)[0]
+    says = says or labels("")
+    body = re.split(rf"\n## (?:{re.escape(says.notes)}|{re.escape(says.sources)})\n", report)[0]
     return "\n".join(line for line in body.splitlines() if not line.startswith("#"))
 
 
-def cited_sentences(report: str) -> list[tuple[str, list[int]]]:
+def cited_sentences(report: str, says: Labels | None = None) -> list[tuple[str, list[int]]]:
     """The body's sentences, each with the excerpt marks it rests on: its own, or those of the
     next marked sentence of its paragraph or bullet (a cited statement of several sentences
     carries its marks at its end)."""
     said = []
-    for paragraph in re.split(r"\n\s*\n|\n(?=- )", body_of(report)):
+    for paragraph in re.split(r"\n\s*\n|\n(?=- )", body_of(report, says)):
         text = " ".join(paragraph.removeprefix("- ").split())
         sentences = [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
         marks: list[int] = []
@@ -88,14 +90,16 @@ def score(
     result: ResearchResult,
     cited: list[Source],
     chunks: dict[str, Chunk],
-    check_names: bool = True,
+    language: str = "",
 ) -> dict:
     """What a reader can count: words of the body, sections, the share of sentences that cite,
     the share of sentences whose numbers and names their cited excerpts hold, the numbers no
     cited excerpt holds, and the documents cited. `cited` are the run's sources with the ids of
     the chunks cited from each (from its last update), `chunks` every chunk it retrieved."""
     texts = {s.n: [chunks[i].text for i in s.chunk_ids if i in chunks] for s in cited}
-    said = cited_sentences(result.report)
+    check_names = is_english(language)
+    says = labels(language)
+    said = cited_sentences(result.report, says)
     checked = passed = unheld = 0
     for sentence, cites in said:
         if not (numbers(sentence) or (check_names and names(sentence))):
@@ -105,10 +109,11 @@ def score(
         checked += 1
         passed += not missing
         unheld += len(unsupported(sentence, evidence + [result.question], check_names=False))
-    headings = re.findall(r"^## (.*)$", result.report.split("\n## Notes")[0], re.MULTILINE)
+    fixed = {says.findings, says.conclusion, says.notes, says.sources}
+    headings = [h for h in re.findall(r"^## (.*)$", result.report, re.MULTILINE) if h not in fixed]
     return {
-        "words": len(_WORDS.findall(_MARKS.sub("", body_of(result.report)))),
-        "sections": max(0, len(headings) - 3),  # not the findings, conclusion or Sources
+        "words": len(_WORDS.findall(_MARKS.sub("", body_of(result.report, says)))),
+        "sections": len(headings),
         "cited_share": round(sum(bool(m) for _, m in said) / len(said), 3) if said else 0.0,
         "claim_pass": round(passed / checked, 3) if checked else 1.0,
         "unheld_numbers": unheld,
