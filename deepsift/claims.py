@@ -106,21 +106,26 @@ def hold_to_evidence(
     check_names: bool = True,
 ) -> tuple[list[CitedSentence | None], ClaimCounts]:
     """The sentences, each kept when its cited `excerpts` (number -> text) or the `restated`
-    text (the question) hold its numbers and names. The others go once to `rewrite` with what
-    they lack (None: no rewrite, e.g. no budget left); a rewritten sentence that fails again,
-    or is not returned, is dropped: None in its place."""
+    text (the question) hold its numbers and names. One that cites the wrong excerpts (small
+    models miscount) is kept citing those that do hold them. The others go once to `rewrite`
+    with what they lack (None: no rewrite, e.g. no budget left); a rewritten sentence that fails
+    again, or is not returned, is dropped: None in its place."""
 
     def lacking(sentence: CitedSentence) -> list[str]:
         evidence = [excerpts[n] for n in sentence.excerpts if n in excerpts] + [restated]
         return unsupported(sentence.text, evidence, check_names)
 
     counts = ClaimCounts()
+    sentences = list(sentences)
     failed: dict[int, list[str]] = {}
     for i, sentence in enumerate(sentences):
         if numbers(sentence.text) or (check_names and names(sentence.text)):
             counts.checked += 1
             if missing := lacking(sentence):
-                failed[i] = missing
+                if recited := _recited(sentence, missing, excerpts, lacking):
+                    sentences[i] = recited
+                else:
+                    failed[i] = missing
     if not failed:
         return list(sentences), counts
     rewritten = (rewrite([(sentences[i], failed[i]) for i in failed]) or []) if rewrite else []
@@ -136,3 +141,25 @@ def hold_to_evidence(
             kept.append(None)
             counts.dropped += 1
     return kept, counts
+
+
+def _recited(
+    sentence: CitedSentence,
+    missing: list[str],
+    excerpts: dict[int, str],
+    lacking: Callable[[CitedSentence], list[str]],
+) -> CitedSentence | None:
+    """`sentence` citing, besides its own, the excerpts that hold what it lacks; None when
+    those excerpts together do not hold all of it."""
+    holding = [n for n, text in excerpts.items() if not set(missing) <= set(_lacks(text, missing))]
+    for n in sorted(holding, key=lambda n: len(_lacks(excerpts[n], missing))):
+        sentence = sentence.model_copy(update={"excerpts": [*sentence.excerpts, n]})
+        if not lacking(sentence):
+            return sentence
+    return None
+
+
+def _lacks(text: str, missing: list[str]) -> list[str]:
+    """Which of the `missing` items (as unsupported() names them) `text` does not hold."""
+    held = {_written(value) for value, _ in numbers(text)} | {_fold(w) for w in _WORD.findall(text)}
+    return [item for item in missing if item not in held]

@@ -32,7 +32,7 @@ def test_embedded_model_writes_a_short_cited_report(sample_store, tmp_path):
     assert result.usage.llm_calls >= 4 and result.usage.completion_tokens > 0
     body, _, listing = result.report.partition("## Sources")
     cited = {int(n) for n in re.findall(r"\[(\d+)\]", body)}
-    assert cited, "the embedded model cited no excerpt"
+    assert cited, f"the embedded model cited no excerpt:\n{result.report}"
     assert cited == {s.n for s in result.sources}
     assert all(f"[{n}]" in listing for n in cited)
     found = {(chunk.title, chunk.source) for chunk in retrieved.values()}

@@ -7,7 +7,8 @@ import pytest
 from deepsift import Settings, research
 from deepsift.api import CitedSource, ResearchResult, RunUsage
 from deepsift.citations import cited_report
-from deepsift.claims import numbers, unsupported
+from deepsift.cited_text import CitedSentence
+from deepsift.claims import hold_to_evidence, numbers, unsupported
 from deepsift.deps import Deps
 from deepsift.eval.reports import score
 from deepsift.models import chat_model, get_embedder
@@ -162,3 +163,17 @@ def test_report_scores_count_what_a_reader_can_check():
     assert scores["cited_share"] == 0.75  # 3 of 4 sentences cite
     assert scores["claim_pass"] == 0.5 and scores["unheld_numbers"] == 1  # €31m
     assert scores["words"] == 15
+
+
+def test_a_sentence_citing_the_wrong_excerpt_cites_the_one_that_holds_its_figures():
+    excerpts = {1: "The board met in March.", 2: "The plant cost EUR 29.3 million in 2024."}
+    sentences = [
+        CitedSentence(text="The plant cost €29.3m in 2024.", excerpts=[1]),
+        CitedSentence(text="It cost €5m.", excerpts=[2]),
+    ]
+
+    kept, counts = hold_to_evidence(sentences, excerpts, "What did it cost?", rewrite=None)
+
+    assert kept[0] is not None and 2 in kept[0].excerpts
+    assert kept[1] is None  # no excerpt holds €5m, and no rewrite was allowed: dropped
+    assert (counts.checked, counts.rewritten, counts.dropped) == (2, 0, 1)
