@@ -1,8 +1,9 @@
 """Prose held to a schema of cited sentences, and rendered with checked [n] marks."""
 
 import re
+from typing import Annotated, Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, BeforeValidator
 
 _WRITTEN_MARKS = re.compile(r"\s*\[\d+(?:\s*[,;]\s*\d+)*\]")
 
@@ -12,11 +13,22 @@ class CitedSentence(BaseModel):
     excerpts: list[int]
 
 
+def _complete(items: Any) -> Any:
+    """A reply cut off by its token limit ends in a sentence without its excerpts (the JSON
+    repair closes it): that sentence is left out and the ones before it are kept."""
+    if not isinstance(items, list):
+        return items
+    return [i for i in items if not isinstance(i, dict) or {"text", "excerpts"} <= i.keys()]
+
+
+Sentences = Annotated[list[CitedSentence], BeforeValidator(_complete)]
+
+
 class CitedText(BaseModel):
     """Prose as sentences, each carrying the excerpt numbers it rests on: even a small model
     held to this schema cites every claim, which free text does not get from it."""
 
-    sentences: list[CitedSentence]
+    sentences: Sentences
 
     def render(self, citable: set[int] | None = None) -> str:
         """Sentences with their [n] marks; numbers outside `citable` (when given) are dropped."""
@@ -27,7 +39,7 @@ class CitedSection(BaseModel):
     """A section of a report: a heading written for the reader, and its cited sentences."""
 
     heading: str
-    sentences: list[CitedSentence]
+    sentences: Sentences
 
 
 class ReportFrame(BaseModel):
@@ -35,8 +47,8 @@ class ReportFrame(BaseModel):
     A reply cut off by its token limit keeps what it got to (the lists default to empty)."""
 
     title: str
-    findings: list[CitedSentence] = []
-    conclusion: list[CitedSentence] = []
+    findings: Sentences = []
+    conclusion: Sentences = []
 
 
 def clean(sentences: list[CitedSentence], citable: set[int] | None = None) -> list[CitedSentence]:

@@ -1,4 +1,5 @@
-from deepsift.cited_text import CitedSentence, CitedText
+from deepsift.cited_text import CitedSentence, CitedText, ReportFrame
+from deepsift.structured import parse_json
 
 
 def test_cited_sentences_render_with_marks_before_the_full_stop_and_no_repeats():
@@ -29,3 +30,12 @@ def test_marks_the_model_wrote_into_its_text_are_replaced_by_the_checked_ones():
     )
 
     assert text.render({2, 4}) == "The plant cost more [4]. It opened in 2024 [2]"
+
+
+def test_a_reply_cut_off_mid_sentence_keeps_the_sentences_before_the_cut():
+    cut = '{"title": "T", "findings": [{"text": "A.", "excerpts": [1]}, {"text": "B is cu'
+
+    frame = parse_json(cut, ReportFrame)
+
+    assert frame.title == "T" and [s.text for s in frame.findings] == ["A."]
+    assert frame.conclusion == []

@@ -137,7 +137,7 @@ class _Writer:
             language=self.language,
         )
         asked = [SystemMessage(prompt.FRAME_SYSTEM), HumanMessage(user)]
-        reply = self._ask(asked, ReportFrame, tokens_for(words + 40 * findings))
+        reply = self._ask(asked, ReportFrame, tokens_for(words + 60 * findings))
         if reply is None:
             return self.question, [], []
         found = clean(reply.findings, citable)[:findings]
