@@ -32,6 +32,7 @@ class ScriptedResearcher:
         follow_up_if: str = "",
         false_figure: str = "",
         rewrite_fails: bool = False,
+        heading: str = "",
     ):
         self.sub_queries = sub_queries
         self.follow_ups = ["River Orrin phosphorus load"] if follow_ups is None else follow_ups
@@ -39,6 +40,7 @@ class ScriptedResearcher:
         self.reflections: dict[str, int] = {}  # question -> reflections asked so far
         self.false_figure = false_figure
         self.rewrite_fails = rewrite_fails
+        self.heading = heading  # every section's heading, when given
 
     def __call__(self, body: dict[str, Any]) -> Any:
         name = schema_name(body)
@@ -70,7 +72,8 @@ class ScriptedResearcher:
             language = re.search(r"every sentence in (\w+)", text)
             heading = HEADINGS[language[1]] if language else "What the sources show"
             query = re.search(r"^This section answers: (.*)$", text, re.MULTILINE)[1]
-            return {"heading": f"{heading}: {query[:30]}", "sentences": sentences}
+            heading = self.heading or f"{heading}: {query[:30]}"
+            return {"heading": heading, "sentences": sentences}
         if name == "ReportFrame":
             cited = sorted({int(n) for n in re.findall(r"\[(\d+)\]", text)})
             findings = int(re.search(r"Write (\d+) findings", text)[1])

@@ -177,3 +177,11 @@ def test_a_sentence_citing_the_wrong_excerpt_cites_the_one_that_holds_its_figure
     assert kept[0] is not None and 2 in kept[0].excerpts
     assert kept[1] is None  # no excerpt holds €5m, and no rewrite was allowed: dropped
     assert (counts.checked, counts.rewritten, counts.dropped) == (2, 0, 1)
+
+
+def test_sections_the_model_gives_one_heading_keep_distinct_headings(tmp_path, sample_store):
+    result, _ = run(tmp_path, sample_store, ScriptedResearcher(heading="Kestrel Works"))
+
+    sections = headings(result.report)[1:-2]
+    assert sections[0] == "Kestrel Works" and len(set(sections)) == len(sections) >= 3
+    assert sections[1] in [q[:1].upper() + q[1:] for q in result.sub_queries]

@@ -51,6 +51,7 @@ def synthesize(state: ResearchState, deps: Deps) -> dict:
     words = shape.section_words(len(planned))
     with ThreadPoolExecutor(max_workers=settings.llm_parallel) as pool:
         sections = list(pool.map(lambda s: writer.section(s, words), planned))
+    sections = _distinct_headings(sections, planned)
     body = [f"## {heading}\n\n{render(said)}" for heading, said in sections]
     title, findings, conclusion = state["question"], [], []
     if sections:
@@ -117,8 +118,7 @@ class _Writer:
         citable = {self.number[c.id] for c in planned.chunks}
         sentences = clean(reply.sentences, citable) if reply else []
         kept = self._checked(sentences, citable, " ".join(planned.queries), asked, reply)
-        fallback = planned.queries[0][:1].upper() + planned.queries[0][1:]
-        heading = _heading(reply.heading if reply else "", fallback)
+        heading = _heading(reply.heading if reply else "", _as_heading(planned.queries[0]))
         unwritten = CitedSentence(text="This part could not be written.", excerpts=[])
         return heading, _present(kept) or [unwritten]
 
@@ -200,6 +200,25 @@ def _heading(text: str, fallback: str) -> str:
     if not text or len(text) > 120 or _LISTING.match(text):
         return fallback
     return text
+
+
+def _distinct_headings(
+    sections: list[tuple[str, list[CitedSentence]]], planned: list[PlannedSection]
+) -> list[tuple[str, list[CitedSentence]]]:
+    """A heading that an earlier section already has (a small model may give two sections the
+    report's question) is replaced by the section's own query."""
+    seen: set[str] = set()
+    distinct = []
+    for (heading, said), section in zip(sections, planned, strict=True):
+        if heading.casefold() in seen:
+            heading = _heading(_as_heading(section.queries[0]), heading)
+        seen.add(heading.casefold())
+        distinct.append((heading, said))
+    return distinct
+
+
+def _as_heading(query: str) -> str:
+    return query[:1].upper() + query[1:]
 
 
 def _unrepeated(sentences: list[CitedSentence], said: set[str]) -> list[CitedSentence]:
