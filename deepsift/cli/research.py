@@ -21,8 +21,8 @@ def run_research(args: argparse.Namespace, settings: Settings) -> int:
     if not args.question and not args.thread:
         raise UserError('give a question: deepsift research "QUESTION"')
     if args.output:  # before the run: a finished report must have somewhere to go
-        report_format(args.output, args.format)
         check_output(args.output)
+        report_format(args.output, args.format)
     for flag in ("max_iterations", "max_searches"):
         if getattr(args, flag) is not None and getattr(args, flag) < 1:
             raise UserError(f"--{flag.replace('_', '-')} must be at least 1")
