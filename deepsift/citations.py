@@ -12,12 +12,15 @@ from deepsift.report_shape import Labels, labels
 from deepsift.state import Chunk, Source
 
 _CITATION = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
-# A list of sources the model wrote itself: a heading that is only the word, up to the end.
-# ("## Sources of phosphorus in the lake" is a section, and stays.)
-_OWN_SOURCES = re.compile(
-    r"\n#+[ \t]*(sources|references|bibliography)[ \t]*:?[ \t]*(\n.*)?\Z",
-    re.IGNORECASE | re.DOTALL,
-)
+# A heading that is only one of these words heads a list of sources ("## Sources of phosphorus
+# in the lake" is a section, and stays): one the model wrote is removed, up to the end.
+_LISTING = r"(sources|references|bibliography)[ \t]*:?[ \t]*"
+_OWN_SOURCES = re.compile(rf"\n#+[ \t]*{_LISTING}(\n.*)?\Z", re.IGNORECASE | re.DOTALL)
+
+
+def lists_sources(heading: str) -> bool:
+    """True for a heading that would read as (and be removed as) a list of sources."""
+    return re.fullmatch(_LISTING, heading.strip(), re.IGNORECASE) is not None
 
 
 def display_path(source: str) -> str:

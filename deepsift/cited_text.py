@@ -5,7 +5,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator
 
-_WRITTEN_MARKS = re.compile(r"\s*\[\d+(?:\s*[,;]\s*\d+)*\]")
+WRITTEN_MARKS = re.compile(r"\s*\[\d+(?:\s*[,;]\s*\d+)*\]")
 
 
 class CitedSentence(BaseModel):
@@ -58,7 +58,7 @@ def clean(sentences: list[CitedSentence], citable: set[int] | None = None) -> li
     seen: set[str] = set()
     kept = []
     for sentence in sentences:
-        text = _WRITTEN_MARKS.sub("", sentence.text).strip()
+        text = WRITTEN_MARKS.sub("", sentence.text).strip()
         if not text or text in seen:
             continue
         seen.add(text)

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from pydantic import BaseModel
 
-from deepsift.cited_text import CitedSentence
+from deepsift.cited_text import WRITTEN_MARKS, CitedSentence
 
 _SCALES = {
     "k": 1e3,
@@ -33,14 +33,13 @@ _NUMBER = re.compile(
     r"(?:\s?(" + "|".join(sorted(_SCALES, key=len, reverse=True)) + r")\b)?",
     re.IGNORECASE,
 )
-_MARKS = re.compile(r"\[\d+(?:\s*[,;]\s*\d+)*\]")
 _WORD = re.compile(r"[^\W_](?:[\w'’.-]*[^\W_])?")
 
 
 def numbers(text: str) -> list[tuple[float, float]]:
     """Each number in `text` as (value, half its last written digit: the rounding it allows)."""
     found = []
-    for whole, decimals, scale in _NUMBER.findall(_MARKS.sub(" ", text)):
+    for whole, decimals, scale in _NUMBER.findall(WRITTEN_MARKS.sub(" ", text)):
         factor = _SCALES[scale.lower()] if scale else 1.0
         value = float(whole.replace(",", "") + (f".{decimals}" if decimals else "")) * factor
         found.append((value, 0.5 * factor / 10 ** len(decimals)))
@@ -50,7 +49,7 @@ def numbers(text: str) -> list[tuple[float, float]]:
 def names(text: str) -> list[str]:
     """Proper names and codes: capitalised words past a sentence's first word, and words mixing
     letters and digits ("A320"), folded."""
-    words = _WORD.findall(_MARKS.sub(" ", text))
+    words = _WORD.findall(WRITTEN_MARKS.sub(" ", text))
     picked = []
     for n, word in enumerate(words):
         has_digit = any(c.isdigit() for c in word)

@@ -6,7 +6,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from pydantic import BaseModel
 
 from deepsift import budget
-from deepsift.citations import cited_report
+from deepsift.citations import cited_report, lists_sources
 from deepsift.cited_text import (
     CitedSection,
     CitedSentence,
@@ -16,7 +16,7 @@ from deepsift.cited_text import (
     render,
     with_marks,
 )
-from deepsift.claims import ClaimCounts, hold_to_evidence
+from deepsift.claims import hold_to_evidence
 from deepsift.deps import Deps
 from deepsift.excerpts import numbered
 from deepsift.outline import PlannedSection, outline
@@ -26,7 +26,6 @@ from deepsift.state import Chunk, ResearchState, Usage
 from deepsift.structured import Schema, ask_structured
 
 _SENTENCES = re.compile(r"(?<=[.!?])\s+")
-_LISTING = re.compile(r"^(sources|references|bibliography)$", re.IGNORECASE)
 
 
 def synthesize(state: ResearchState, deps: Deps) -> dict:
@@ -41,13 +40,10 @@ def synthesize(state: ResearchState, deps: Deps) -> dict:
     affordable = budget.sections_affordable(state.get("usage"), settings)
     planned = outline(state, deps.embedder, min(shape.sections, affordable), shape.excerpts)
     shown = [chunk for section in planned for chunk in section.chunks]
-    number = {chunk.id: n for n, chunk in enumerate(shown, 1)}
-    writer = _Writer(state, deps, number, language)
     # The claim check may rewrite once per part (each section, the frame) when all fit.
     parts = len(planned) + 1
-    writer.may_rewrite = budget.calls_left(state.get("usage"), settings) >= budget.structured(
-        2 * parts
-    )
+    may_rewrite = budget.calls_left(state.get("usage"), settings) >= budget.structured(2 * parts)
+    writer = _Writer(state, deps, shown, language, may_rewrite)
     words = shape.section_words(len(planned))
     with ThreadPoolExecutor(max_workers=settings.llm_parallel) as pool:
         sections = list(pool.map(lambda s: writer.section(s, words), planned))
@@ -69,42 +65,42 @@ def synthesize(state: ResearchState, deps: Deps) -> dict:
             else "Nothing relevant was found in the searched sources."
         )
     remarks = []
-    if writer.claims.dropped:
+    if dropped := writer.usage.claims_dropped:
         remarks.append(
-            f"{writer.claims.dropped} sentence(s) left out: the excerpts they cite do not state "
-            "their figures or names."
+            f"{dropped} sentence(s) left out: the excerpts they cite do not state their figures "
+            "or names."
         )
     report_text, sources = cited_report(
         "\n\n".join(report), shown, state.get("notes", []), says, remarks
     )
-    usage = writer.usage + Usage(
-        claims_checked=writer.claims.checked,
-        claims_rewritten=writer.claims.rewritten,
-        claims_dropped=writer.claims.dropped,
-    )
-    return {"report": report_text, "sources": sources, "usage": usage}
+    return {"report": report_text, "sources": sources, "usage": writer.usage}
 
 
 class _Writer:
-    """The report's model calls (from several threads), with what they cost and what the claim
-    check did."""
+    """The report's model calls (from several threads); `usage` holds what they cost and what
+    the claim check did."""
 
-    def __init__(self, state: ResearchState, deps: Deps, number: dict[str, int], language: str):
+    def __init__(
+        self,
+        state: ResearchState,
+        deps: Deps,
+        shown: list[Chunk],
+        language: str,
+        may_rewrite: bool,
+    ):
         self.question = state["question"]
         self.deps = deps
-        self.number = number
+        self.number = {chunk.id: n for n, chunk in enumerate(shown, 1)}
+        self.chunk_of = {n: chunk for n, chunk in enumerate(shown, 1)}
         self.language = (
             prompt.LANGUAGE.format(language=language) if language else prompt.QUESTION_LANGUAGE
         )
         self.check_names = is_english(language)
-        self.chunk_of: dict[int, Chunk] = {}
-        self.may_rewrite = False
+        self.may_rewrite = may_rewrite
         self.usage = Usage()
-        self.claims = ClaimCounts()
         self._lock = Lock()
 
     def section(self, planned: PlannedSection, words: int) -> tuple[str, list[CitedSentence]]:
-        self.chunk_of.update({self.number[c.id]: c for c in planned.chunks})
         user = prompt.SECTION_USER.format(
             question=self.question,
             query="; ".join(planned.queries),
@@ -179,10 +175,10 @@ class _Writer:
             self.check_names,
         )
         with self._lock:
-            self.claims = ClaimCounts(
-                checked=self.claims.checked + counts.checked,
-                rewritten=self.claims.rewritten + counts.rewritten,
-                dropped=self.claims.dropped + counts.dropped,
+            self.usage = self.usage + Usage(
+                claims_checked=counts.checked,
+                claims_rewritten=counts.rewritten,
+                claims_dropped=counts.dropped,
             )
         return kept
 
@@ -197,7 +193,7 @@ def _heading(text: str, fallback: str) -> str:
     """A heading as the report prints it: one line, no Markdown marks; never one that reads as
     the report's own Sources list."""
     text = " ".join(text.replace("#", " ").replace("*", " ").split()).strip(" :.")
-    if not text or len(text) > 120 or _LISTING.match(text):
+    if not text or len(text) > 120 or lists_sources(text):
         return fallback
     return text
 
