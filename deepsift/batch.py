@@ -35,9 +35,16 @@ class BatchQuestion:
 def read_questions(path: Path) -> list[BatchQuestion]:
     """Every line {"id", "question"}; a bad line is an error naming the file and line."""
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        data = path.read_bytes()
     except OSError as e:
         raise UserError(f"cannot read {path}: {e.strerror}") from e
+    try:
+        lines = data.decode("utf-8").splitlines()
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        raise UserError(
+            f"{path}:{line} is not UTF-8 (byte {e.start}); save the file as UTF-8"
+        ) from None
     questions: list[BatchQuestion] = []
     seen: set[str] = set()
     for number, line in enumerate(lines, 1):
