@@ -1,8 +1,10 @@
 """Settings: environment variables DEEPSIFT_*, then an optional ./deepsift.toml, then defaults."""
 
+import tomllib
 from pathlib import Path
+from typing import Any, Literal, get_args, get_origin
 
-from pydantic import AliasChoices, Field
+from pydantic import AliasChoices, Field, ValidationError, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -10,12 +12,15 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from deepsift.errors import UserError
 from deepsift.report_shape import Length
+
+TOML_FILE = "deepsift.toml"
 
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
-        env_prefix="DEEPSIFT_", toml_file="deepsift.toml", extra="ignore"
+        env_prefix="DEEPSIFT_", toml_file=TOML_FILE, extra="ignore", allow_inf_nan=False
     )
 
     data_dir: Path = Path(".deepsift")
@@ -23,13 +28,24 @@ class Settings(BaseSettings):
         "", description="Milvus Lite path or http://host:19530; default: DATA_DIR/milvus.db"
     )
     milvus_token: str = ""
+    store_wait: float = Field(
+        0.0, ge=0, description="seconds to wait for a Milvus Lite file another process holds"
+    )
 
     llm_base_url: str = ""
     llm_model: str = "gpt-4o-mini"
     llm_api_key: str = Field(
         "", validation_alias=AliasChoices("DEEPSIFT_LLM_API_KEY", "OPENAI_API_KEY")
     )
-    llm_timeout: float = Field(120.0, description="seconds before one LLM request is abandoned")
+    llm_timeout: float = Field(
+        120.0,
+        gt=0,
+        description="seconds an endpoint may stay silent on one request (the reply comes whole); "
+        "the embedded model gets at least 600",
+    )
+    llm_retries: int = Field(
+        2, ge=0, description="endpoint: retries of a request that failed to connect or got a 5xx"
+    )
     local_model: str = Field(
         "qwen2.5-coder-1.5b", description="embedded model when no endpoint is set"
     )
@@ -80,6 +96,12 @@ class Settings(BaseSettings):
 
     chunk_chars: int = Field(1200, ge=200)
     chunk_overlap: int = Field(200, ge=0)
+    max_file_bytes: int = Field(
+        100_000_000, ge=1, description="ingest: a larger file is skipped with a line"
+    )
+    store_wait: float = Field(
+        0.0, ge=0, description="seconds to wait for a Milvus Lite file another process holds"
+    )
 
     tavily_api_key: str = Field(
         "",
@@ -97,6 +119,15 @@ class Settings(BaseSettings):
     web_allow_private_hosts: bool = Field(
         False, description="let the fetcher reach loopback/private addresses (tests, intranets)"
     )
+
+    @model_validator(mode="after")
+    def _overlap_below_chunk(self) -> "Settings":
+        if self.chunk_overlap >= self.chunk_chars:
+            raise ValueError(
+                f"chunk_overlap ({self.chunk_overlap}) must be less than chunk_chars "
+                f"({self.chunk_chars}): lower DEEPSIFT_CHUNK_OVERLAP or raise DEEPSIFT_CHUNK_CHARS"
+            )
+        return self
 
     @classmethod
     def settings_customise_sources(
@@ -148,3 +179,52 @@ class Settings(BaseSettings):
     @property
     def web_cache_dir(self) -> Path:
         return self.data_dir / "web-cache"
+
+
+class SettingsError(UserError):
+    """A setting the user gave (environment or deepsift.toml) is malformed or out of range."""
+
+
+def load_settings(**given: Any) -> Settings:
+    """Settings from the environment and deepsift.toml, with `given` values (command-line flags)
+    on top; SettingsError names the first bad setting, where it is set, and what it accepts."""
+    try:
+        return Settings(**given)
+    except tomllib.TOMLDecodeError as e:
+        raise SettingsError(f"{TOML_FILE} is not valid TOML: {e}; fix or remove it") from None
+    except UnicodeDecodeError as e:
+        raise SettingsError(
+            f"{TOML_FILE} is not UTF-8 text (byte {e.object[e.start]:#04x} at offset {e.start}); "
+            "save it as UTF-8"
+        ) from None
+    except ValidationError as e:
+        raise SettingsError(_first_problem(e)) from None
+
+
+def _first_problem(e: ValidationError) -> str:
+    problems = e.errors()
+    first = problems[0]
+    more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+    if not first["loc"]:  # a rule across settings
+        return f"invalid settings: {first['msg'].removeprefix('Value error, ')}{more}"
+    name = str(first["loc"][0])
+    where = f"environment DEEPSIFT_{name.upper()} or {name} in {TOML_FILE}"
+    return f"invalid setting {name}={first['input']!r} ({where}): expected {_allowed(name)}{more}"
+
+
+def _allowed(name: str) -> str:
+    """What a setting accepts, in words: its type and range (from its field's constraints)."""
+    field = Settings.model_fields.get(name)
+    if field is None:
+        return "a valid value"
+    if get_origin(field.annotation) is Literal:
+        return "one of " + ", ".join(map(str, get_args(field.annotation)))
+    words = {int: "a whole number", float: "a number", bool: "true or false", Path: "a path"}
+    kind = words.get(field.annotation, "text")
+    bounds = [
+        f"{sign} {getattr(rule, attr):g}"
+        for rule in field.metadata
+        for attr, sign in (("ge", "≥"), ("gt", ">"), ("le", "≤"), ("lt", "<"))
+        if hasattr(rule, attr)
+    ]
+    return " ".join([kind, *bounds])
