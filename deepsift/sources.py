@@ -4,6 +4,7 @@ Every entry point (CLI, Python, Studio, batch, eval) goes through `resolve_sourc
 graphs call on their own input, so a bad source is the same one-line error everywhere.
 """
 
+import re
 from typing import TYPE_CHECKING
 
 from deepsift.errors import UserError
@@ -15,10 +16,18 @@ if TYPE_CHECKING:
 
 __all__ = ["WEB", "WEB_DESCRIPTION", "all_sources", "available_sources", "resolve_sources"]
 
+# Evaluation corpora that `deepsift eval` built among the user's collections before they got a
+# store of their own (deepsift.eval.runner.corpus_store): searched only when named.
+_OLD_EVAL_CORPUS = re.compile(r"^eval_[0-9a-f]{12}$")
+
+
+def _searched_by_default(names: list[str]) -> list[str]:
+    return [name for name in names if not _OLD_EVAL_CORPUS.match(name)]
+
 
 def all_sources(deps: "Deps") -> list[str]:
     """Every collection, and the web when it is set up."""
-    return deps.store.names() + ([WEB] if deps.web else [])
+    return _searched_by_default(deps.store.names()) + ([WEB] if deps.web else [])
 
 
 def available_sources(allowed: list[str] | None, deps: "Deps") -> dict[str, str]:
@@ -40,7 +49,8 @@ def resolve_sources(deps: "Deps", names: list[str] | None, web: bool | None = No
         raise UserError(
             "the web source needs a Tavily API key: set DEEPSIFT_TAVILY_API_KEY (or TAVILY_API_KEY)"
         )
-    sources = [name for name in dict.fromkeys(names or collections) if name != WEB]
+    default = _searched_by_default(collections)
+    sources = [name for name in dict.fromkeys(names or default) if name != WEB]
     sources += [WEB] if web else []
     if not sources:
         raise StoreError(

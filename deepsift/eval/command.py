@@ -55,9 +55,8 @@ def run_eval(args: argparse.Namespace, settings: Settings) -> int:
     from deepsift.deps import Deps
     from deepsift.eval.datasets import dataset_hash, load_dataset
     from deepsift.eval.report import write_outputs
-    from deepsift.eval.runner import Evaluator, ResultsFile
+    from deepsift.eval.runner import Evaluator, ResultsFile, corpus_store
     from deepsift.models import chat_model, get_embedder
-    from deepsift.store import Store
 
     agents = [a.strip() for a in args.agents.split(",") if a.strip()]
     unknown = sorted(set(agents) - set(EVAL_AGENTS))
@@ -86,7 +85,7 @@ def run_eval(args: argparse.Namespace, settings: Settings) -> int:
         else None,
     }
     results = ResultsFile(args.out, identity)
-    with Store(settings) as store:
+    with corpus_store(settings) as store:
         embedder = get_embedder(settings)
         deps = Deps(settings, store, embedder, chat_model(settings) if needs_llm else None)
         collection = _build_corpus(questions, digest, args.dataset.name, deps)

@@ -20,6 +20,7 @@ from typing import Any, Literal
 from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel
 
+from deepsift.config import Settings
 from deepsift.deps import Deps
 from deepsift.errors import UserError
 from deepsift.eval.datasets import EvalQuestion
@@ -29,7 +30,7 @@ from deepsift.nodes.answer import answer
 from deepsift.prompts import judge as judge_prompt
 from deepsift.search_o1 import build_search_o1
 from deepsift.state import Chunk, Usage, ranked
-from deepsift.store import StoredChunk
+from deepsift.store import Store, StoredChunk
 from deepsift.structured import ask_structured
 
 Mode = Literal["retrieval", "answers"]
@@ -48,6 +49,13 @@ class Outcome:
     seconds: float
     answer: str = ""
     queries: list[str] = field(default_factory=list)  # the sub-queries searched
+
+
+def corpus_store(settings: Settings) -> Store:
+    """The evaluation corpora's own Milvus Lite file, data_dir/eval/milvus.db: apart from the
+    user's collections (research never routes to them) and kept between eval runs."""
+    path = settings.data_dir / "eval" / "milvus.db"
+    return Store(settings.model_copy(update={"milvus_uri": str(path), "milvus_token": ""}))
 
 
 def corpus_collection(
