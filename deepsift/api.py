@@ -16,8 +16,9 @@ from pydantic import BaseModel
 from deepsift.agents import AGENTS
 from deepsift.config import Settings
 from deepsift.deps import Deps
-from deepsift.errors import UserError
+from deepsift.errors import RunStopped, UserError
 from deepsift.graph import build_agent, recursion_limit
+from deepsift.models import endpoint_failure
 from deepsift.report_shape import LENGTHS, Length
 from deepsift.state import Usage
 
@@ -88,10 +89,11 @@ def research(
         raise UserError("--review works with the deepsift agent only")
     if length is not None and length not in LENGTHS:
         raise UserError(f"unknown report length {length!r}; choose from {', '.join(LENGTHS)}")
+    if not question.strip() and thread_id is None:  # before any store or model is opened
+        raise UserError("the question is empty")
     settings = settings or Settings()
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
-    thread_given = thread_id is not None
     thread_id = thread_id or uuid.uuid4().hex[:12]
     with _resources(settings, deps, checkpoints) as (deps, saver):
         agent, graph, saved = _thread(agent, deps, saver, thread_id)
@@ -106,11 +108,7 @@ def research(
             run_input = None  # resume where it stopped (or reread a finished run)
         else:
             if not question.strip():
-                raise UserError(
-                    f"no run has thread id {thread_id}; give a question to start one"
-                    if thread_given
-                    else "the question is empty"
-                )
+                raise UserError(f"no run has thread id {thread_id}; give a question to start one")
             run_input = {
                 "agent": agent,
                 "question": question,
@@ -121,7 +119,13 @@ def research(
                 **({"report_length": length} if length else {}),
                 **({"report_language": language} if language is not None else {}),
             }
-        saved = _advance(graph, run_input, saved, config, on_update, reviewer)
+        try:
+            saved = _advance(graph, run_input, saved, config, on_update, reviewer)
+        except Exception as e:
+            reason = endpoint_failure(e)
+            if reason is None or not checkpoints:
+                raise
+            raise RunStopped(reason, thread_id) from e
     return _result(agent, saved, thread_id, time.monotonic() - started)
 
 
@@ -163,7 +167,7 @@ def _bound(
 
 
 def _check_same_question(question: str, saved: str, thread_id: str) -> None:
-    if question and question != saved:
+    if question.strip() and question != saved:
         raise UserError(f"thread {thread_id} holds another question: {saved!r}; use a new --thread")
 
 

@@ -6,10 +6,13 @@ import importlib.util
 import os
 import socket
 import threading
+import time
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
+import httpx2
 import numpy as np
+import openai
 from langchain_openai import ChatOpenAI, OpenAIEmbeddings
 
 from deepsift.config import Settings
@@ -208,21 +211,79 @@ def local_server(settings: Settings) -> LocalChatServer:
         return _local_server
 
 
-def chat_model(settings: Settings) -> ChatOpenAI:
-    if settings.uses_local_llm:
-        return ChatOpenAI(
-            base_url=local_server(settings).base_url,
-            api_key="local",
-            model=LOCAL_MODEL_NAME,
-            temperature=0,
-            timeout=max(settings.llm_timeout, 600),  # 2 CPU cores: long reports take minutes
-            max_retries=0,
+CONNECT_SECONDS = 10.0  # a server that does not accept within this is not there
+
+
+class EndpointSilent(openai.APITimeoutError):
+    """The endpoint accepted the request and sent nothing back within the deadline. Not
+    retried: a silent server rarely answers the same request sooner the second time."""
+
+    def __init__(self, request: httpx2.Request, seconds: float) -> None:
+        openai.APIConnectionError.__init__(
+            self,
+            message=f"accepted the connection but sent nothing for {seconds:g} s",
+            request=request,
         )
+        self.seconds = seconds
+
+
+_outstanding: dict[int, float] = {}  # LLM requests in flight in this process: id -> start
+_outstanding_lock = threading.Lock()
+
+
+def llm_waiting() -> float | None:
+    """Seconds the longest-waiting LLM request of this process has waited; None when none is
+    in flight (the live view shows it)."""
+    with _outstanding_lock:
+        started = min(_outstanding.values(), default=None)
+    return None if started is None else time.monotonic() - started
+
+
+class _WatchedClient(openai.DefaultHttpxClient):
+    """The HTTP client of the chat model: counts its requests in flight, and turns a read
+    timeout into EndpointSilent (an OpenAIError, which the SDK raises without retrying)."""
+
+    def send(self, request: httpx2.Request, **kwargs: Any) -> httpx2.Response:
+        key = id(request)
+        with _outstanding_lock:
+            _outstanding[key] = time.monotonic()
+        try:
+            return super().send(request, **kwargs)
+        except httpx2.ReadTimeout:
+            raise EndpointSilent(request, request.extensions["timeout"]["read"]) from None
+        finally:
+            with _outstanding_lock:
+                _outstanding.pop(key, None)
+
+
+def endpoint_failure(e: BaseException) -> str | None:
+    """The one line for a model endpoint that failed (cannot connect, silent, error status);
+    None for anything else."""
+    if not isinstance(e, openai.APIError):
+        return None
+    request = getattr(e, "request", None)
+    url = str(request.url) if request is not None else "(unknown)"
+    silent = e if isinstance(e, EndpointSilent) else e.__cause__  # langchain-openai rewraps it
+    if isinstance(silent, EndpointSilent):
+        return f"the LLM endpoint {url} {silent.message} (DEEPSIFT_LLM_TIMEOUT)"
+    if isinstance(e, openai.APIConnectionError):
+        return f"cannot reach the LLM endpoint {url}: {e}; check DEEPSIFT_LLM_BASE_URL"
+    if isinstance(e, openai.APIStatusError):
+        return f"the LLM endpoint {url} answered {e.status_code}: {e.message}"
+    return None
+
+
+def chat_model(settings: Settings) -> ChatOpenAI:
+    local = settings.uses_local_llm
+    # 2 CPU cores: the embedded model takes minutes over a long report.
+    seconds = max(settings.llm_timeout, 600) if local else settings.llm_timeout
+    timeout = httpx2.Timeout(seconds, connect=min(seconds, CONNECT_SECONDS))
     return ChatOpenAI(
-        base_url=settings.llm_base_url or None,
-        api_key=settings.llm_api_key or "none",
-        model=settings.llm_model,
+        base_url=local_server(settings).base_url if local else settings.llm_base_url or None,
+        api_key="local" if local else settings.llm_api_key or "none",
+        model=LOCAL_MODEL_NAME if local else settings.llm_model,
         temperature=0,
-        timeout=settings.llm_timeout,
-        max_retries=2,
+        http_client=_WatchedClient(timeout=timeout),
+        timeout=timeout,
+        max_retries=0 if local else settings.llm_retries,
     )

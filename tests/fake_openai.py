@@ -9,6 +9,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 Responder = Callable[[dict[str, Any]], Any]
+FAILURES = ("500", "close", "silent")  # how a dead endpoint fails: error status, hang-up, silence
 
 
 class _Server(ThreadingHTTPServer):
@@ -18,11 +19,27 @@ class _Server(ThreadingHTTPServer):
 
 class FakeOpenAI:
     """Replies come from `responder(request_body)`: a str is sent as is; anything else is sent as
-    JSON, and must then satisfy the request's json_schema (required keys), as a real one would."""
+    JSON, and must then satisfy the request's json_schema (required keys), as a real one would.
 
-    def __init__(self, responder: Responder, delay: float = 0.0) -> None:
+    `dies_at(request_body)`: the endpoint dies at the first chat request for which it is true,
+    and stays dead, failing every chat request after as `failure` says (FAILURES); `refused`
+    counts those. `requests` holds only the requests it lived to answer."""
+
+    def __init__(
+        self,
+        responder: Responder,
+        delay: float = 0.0,
+        dies_at: Callable[[dict[str, Any]], bool] | None = None,
+        failure: str = "500",
+    ) -> None:
+        assert failure in FAILURES, failure
         self.responder = responder
         self.delay = delay
+        self.dies_at = dies_at
+        self.failure = failure
+        self.dead = False
+        self.refused = 0
+        self._stopped = threading.Event()
         self.requests: list[dict[str, Any]] = []
         self.intervals: list[tuple[float, float]] = []  # (start, end) of each reply, monotonic
         self._lock = threading.Lock()
@@ -39,8 +56,15 @@ class FakeOpenAI:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self._stopped.set()  # releases the requests a silent endpoint holds
         self._server.shutdown()
         self._server.server_close()
+
+    def _dies(self, body: dict[str, Any]) -> bool:
+        with self._lock:
+            self.dead = self.dead or bool(self.dies_at and self.dies_at(body))
+            self.refused += self.dead
+            return self.dead
 
     def _reply(self, body: dict[str, Any]) -> dict[str, Any]:
         started = time.monotonic()
@@ -92,6 +116,9 @@ class FakeOpenAI:
                 if not self.path.endswith("/chat/completions"):
                     self._send(404, {"error": {"message": f"no route {self.path}"}})
                     return
+                if fake._dies(body):
+                    self._die()
+                    return
                 try:
                     reply = fake._reply(body)
                 except (
@@ -100,6 +127,13 @@ class FakeOpenAI:
                     self._send(500, {"error": {"message": f"{type(e).__name__}: {e}"}})
                     return
                 self._send(200, reply)
+
+            def _die(self) -> None:
+                if fake.failure == "silent":
+                    fake._stopped.wait()
+                elif fake.failure == "500":
+                    self._send(500, {"error": {"message": "the endpoint died"}})
+                self.close_connection = True  # "close", and after silence: hang up
 
             def _send(self, status: int, payload: dict[str, Any]) -> None:
                 data = json.dumps(payload).encode()

@@ -6,8 +6,10 @@ and `graph` load neither the web stack nor the evaluation stack.
 
 import argparse
 import logging
+import math
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 from deepsift.agents import AGENTS
 from deepsift.cli.batch import run_batch_command
@@ -15,7 +17,7 @@ from deepsift.cli.collections import run_collections
 from deepsift.cli.console import err
 from deepsift.cli.ingest import run_ingest
 from deepsift.cli.research import run_graph, run_research
-from deepsift.config import Settings
+from deepsift.config import load_settings
 from deepsift.errors import UserError
 from deepsift.export import FORMATS
 from deepsift.report_shape import LENGTHS
@@ -25,7 +27,7 @@ def main(argv: list[str] | None = None) -> None:
     args = _parser().parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s: %(message)s")
     try:
-        settings = Settings()
+        settings = load_settings(**_setting_flags(args))
         sys.exit(args.run(args, settings) or 0)
     except KeyboardInterrupt:
         err.print("interrupted")
@@ -40,24 +42,47 @@ def main(argv: list[str] | None = None) -> None:
 
 def _user_error(e: Exception) -> str | None:
     """The one line to show for a failure the user can fix; None for a bug."""
-    import openai
-    from pydantic import ValidationError
-
-    if isinstance(e, openai.APIConnectionError | openai.APITimeoutError):
-        url = str(getattr(e.request, "url", "")) if getattr(e, "request", None) else ""
-        return (
-            f"cannot reach the LLM endpoint {url or '(unknown)'}: {e}; check DEEPSIFT_LLM_BASE_URL"
-        )
-    if isinstance(e, openai.APIStatusError):
-        return f"the LLM endpoint {e.request.url} answered {e.status_code}: {e.message}"
-    if isinstance(e, ValidationError):
-        first = e.errors()[0]
-        field = ".".join(str(p) for p in first["loc"])
-        where = f"environment DEEPSIFT_{field.upper()} or deepsift.toml"
-        return f"invalid setting {field}: {first['msg']} ({where})"
     if isinstance(e, UserError):
         return str(e)
-    return None
+    from deepsift.models import endpoint_failure  # not before: it loads the model libraries
+
+    return endpoint_failure(e)
+
+
+def _setting_flags(args: argparse.Namespace) -> dict[str, float]:
+    """The settings that command-line flags override."""
+    wait = getattr(args, "wait", None)
+    return {} if wait is None else {"store_wait": wait}
+
+
+class _Parser(argparse.ArgumentParser):
+    """A command-line mistake is one line, like every other error, with exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        err.print(
+            f"[red]error:[/red] {self.prog}: {message} (see {self.prog} --help)",
+            highlight=False,
+            soft_wrap=True,
+        )
+        sys.exit(2)
+
+
+def _positive(text: str) -> int:
+    """A whole number ≥ 1 (argparse type: its error names the flag)."""
+    if not text.strip().isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number ≥ 1, got {text!r}")
+    return int(text)
+
+
+def _seconds(text: str) -> float:
+    """Seconds ≥ 0 (argparse type)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"expected seconds ≥ 0, got {text!r}")
+    return value
 
 
 def _names(names: str) -> list[str] | None:
@@ -66,9 +91,7 @@ def _names(names: str) -> list[str] | None:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="deepsift", description="Deep research over your Milvus collections."
-    )
+    parser = _Parser(prog="deepsift", description="Deep research over your Milvus collections.")
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
 
     ingest = commands.add_parser("ingest", help="add files or folders to a collection")
@@ -99,8 +122,8 @@ def _parser() -> argparse.ArgumentParser:
         default="deepsift",
         help="deepsift: plan, search, reflect, write; search-o1: search while reasoning",
     )
-    research.add_argument("--max-iterations", type=int, help="deepsift: rounds at most")
-    research.add_argument("--max-searches", type=int, help="search-o1: searches at most")
+    research.add_argument("--max-iterations", type=_positive, help="deepsift: rounds at most")
+    research.add_argument("--max-searches", type=_positive, help="search-o1: searches at most")
     research.add_argument("--thread", help="thread id: resume or reread that run")
     research.add_argument("--json", action="store_true", help="print one JSON object")
     research.add_argument(
@@ -131,7 +154,7 @@ def _parser() -> argparse.ArgumentParser:
     batch.add_argument("--agent", choices=AGENTS, default="deepsift")
     batch.add_argument(
         "--concurrency",
-        type=int,
+        type=_positive,
         help="questions in flight at once (default: the endpoint's llm_concurrency, or the "
         "embedded model's local_slots)",
     )
@@ -146,4 +169,12 @@ def _parser() -> argparse.ArgumentParser:
     from deepsift.eval.command import add_parser as add_eval
 
     add_eval(commands)
+    for name in ("ingest", "research", "batch", "collections", "eval"):
+        commands.choices[name].add_argument(
+            "--wait",
+            type=_seconds,
+            metavar="SECONDS",
+            help="wait this long for a Milvus Lite file another process holds (default: "
+            "setting store_wait, 0: fail at once)",
+        )
     return parser

@@ -43,6 +43,8 @@ def live_view(status: Any) -> Callable[[str, dict[str, Any]], None]:
         "synthesize": "done",
     }
 
+    status.update(Waiting("starting"))
+
     def show(node: str, update: dict[str, Any]) -> None:
         took = _took(node, update)
         if node == "decompose":
@@ -83,9 +85,25 @@ def live_view(status: Any) -> Callable[[str, dict[str, Any]], None]:
                 f"[bold]report[/bold] written, citing {len(update.get('sources', []))} documents"
                 + took
             )
-        status.update(next_step.get(node, node))
+        status.update(Waiting(next_step.get(node, node)))
 
     return show
+
+
+class Waiting:
+    """The spinner's text: the step running, and how long a model call has been outstanding
+    (a silent endpoint shows here, long before the run gives up on it)."""
+
+    def __init__(self, step: str) -> None:
+        self.step = step
+
+    def __rich__(self) -> str:
+        from deepsift.models import llm_waiting  # loaded by then: the run has started
+
+        waited = llm_waiting()
+        if waited is None or waited < 1:
+            return self.step
+        return f"{self.step} · waiting for the model ({waited:.0f} s)"
 
 
 def _took(node: str, update: dict[str, Any]) -> str:

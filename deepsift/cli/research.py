@@ -1,14 +1,15 @@
 """`deepsift research` with its live view and review prompt, and `deepsift graph`."""
 
 import argparse
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from rich.markdown import Markdown
 
 from deepsift.cli.console import err, live_view, out
 from deepsift.config import Settings
-from deepsift.errors import UserError
+from deepsift.errors import RunStopped, UserError
 from deepsift.export import check_output, report_format, write_report
 
 REVIEW_HELP = """Enter: run this plan · e N TEXT: edit query N · d N: drop query N
@@ -16,17 +17,14 @@ s N A,B: search query N in sources A,B · a TEXT: add a query · q: stop here (r
 
 
 def run_research(args: argparse.Namespace, settings: Settings) -> int:
-    from deepsift.api import research
-
-    if not args.question and not args.thread:
+    if not args.question.strip() and not args.thread:  # before loading any model
         raise UserError('give a question: deepsift research "QUESTION"')
     if args.output:  # before the run: a finished report must have somewhere to go
         check_output(args.output)
         report_format(args.output, args.format)
-    for flag in ("max_iterations", "max_searches"):
-        if getattr(args, flag) is not None and getattr(args, flag) < 1:
-            raise UserError(f"--{flag.replace('_', '-')} must be at least 1")
-    with err.status("starting", spinner="dots") as status:
+    from deepsift.api import research
+
+    with err.status("starting", spinner="dots") as status, _resumable():
         result = research(
             args.question,
             settings,
@@ -74,6 +72,15 @@ def run_research(args: argparse.Namespace, settings: Settings) -> int:
             highlight=False,
         )
     return 0
+
+
+@contextmanager
+def _resumable() -> Iterator[None]:
+    """A run stopped part way says how to resume it, as a paused one does."""
+    try:
+        yield
+    except RunStopped as e:
+        raise UserError(f"{e.reason}; resume with: deepsift research --thread {e.thread_id}") from e
 
 
 def _ask_reviewer(status: Any) -> Callable[[dict[str, Any]], list[dict[str, Any]] | None]:
