@@ -55,7 +55,7 @@ def run_eval(args: argparse.Namespace, settings: Settings) -> int:
     from deepsift.deps import Deps
     from deepsift.eval.datasets import dataset_hash, load_dataset
     from deepsift.eval.report import write_outputs
-    from deepsift.eval.runner import Evaluator, ResultsFile, corpus_store
+    from deepsift.eval.runner import Evaluator, ResultsFile, bounds, corpus_store
     from deepsift.models import chat_model, get_embedder
 
     agents = [a.strip() for a in args.agents.split(",") if a.strip()]
@@ -84,7 +84,8 @@ def run_eval(args: argparse.Namespace, settings: Settings) -> int:
         if needs_llm
         else None,
     }
-    results = ResultsFile(args.out, identity)
+    expected = {a: bounds(a, args.mode, args.max_iterations, args.max_searches) for a in agents}
+    results = ResultsFile(args.out, identity, expected)
     with corpus_store(settings) as store:
         embedder = get_embedder(settings)
         deps = Deps(settings, store, embedder, chat_model(settings) if needs_llm else None)
@@ -126,11 +127,9 @@ def _run(evaluator, agents, selected, results, args) -> bool:
     """Evaluate what is not done yet; returns True when interrupted with Ctrl-C."""
     import openai
 
-    from deepsift.eval.runner import failed, judge, record
+    from deepsift.eval.runner import bounds, failed, judge, record
 
     todo = [(a, q) for a in agents for q in selected if (a, q.id) not in results.done]
-    first = 1 if args.mode == "retrieval" else args.max_iterations
-    bounds = list(range(first, args.max_iterations + 1))
     with counting_progress() as progress:
         task = progress.add_task("evaluating", total=len(todo), failed=0)
         errors = 0
@@ -149,8 +148,8 @@ def _run(evaluator, agents, selected, results, args) -> bool:
                     raise  # nothing after it can succeed: stop with the one-line error
                 except Exception as e:  # one question's failure is a result, not the end
                     errors += 1
-                    bound = {"naive": [0], "search-o1": [args.max_searches]}
-                    rows = failed(agent, question, bound.get(agent, bounds), e)
+                    expected = bounds(agent, args.mode, args.max_iterations, args.max_searches)
+                    rows = failed(agent, question, expected, e)
                 results.add(rows)
                 progress.update(task, advance=1, failed=errors)
         except KeyboardInterrupt:

@@ -11,6 +11,7 @@ usage) is exactly what a run bounded at r would have ended with. Search-o1 rows 
 
 import hashlib
 import json
+import os
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -251,6 +252,16 @@ def record(
     return row
 
 
+def bounds(agent: str, mode: Mode, max_iterations: int, max_searches: int) -> list[int]:
+    """The max_iterations column of the rows one question gets from `agent`."""
+    if agent == "naive":
+        return [0]
+    if agent == "search-o1":
+        return [max_searches]
+    first = 1 if mode == "retrieval" else max_iterations
+    return list(range(first, max_iterations + 1))
+
+
 def failed(agent: str, question: EvalQuestion, bounds: list[int], error: Exception) -> list[dict]:
     message = f"{type(error).__name__}: {error}".splitlines()[0][:300]
     return [
@@ -260,9 +271,15 @@ def failed(agent: str, question: EvalQuestion, bounds: list[int], error: Excepti
 
 
 class ResultsFile:
-    """results.jsonl in the output folder: what is done, and appending what gets done."""
+    """results.jsonl in the output folder: what is done, and appending what gets done.
 
-    def __init__(self, out: Path, identity: dict[str, Any]) -> None:
+    A question is done for an agent when its rows hold every bound in `expected[agent]` once and
+    no error. On opening, the rows of questions not done (failed, or cut short by a kill) are
+    dropped from the file, so those run again and every result appears exactly once."""
+
+    def __init__(
+        self, out: Path, identity: dict[str, Any], expected: dict[str, list[int]] | None = None
+    ) -> None:
         out.mkdir(parents=True, exist_ok=True)
         self.path = out / "results.jsonl"
         meta = out / "run.json"
@@ -273,29 +290,47 @@ class ResultsFile:
                     f"{out} holds results of another evaluation ({previous}); choose another --out"
                 )
         else:
-            meta.write_text(json.dumps(identity, indent=2))
-        self.rows = [json.loads(line) for line in self._lines()]
+            _replace(meta, json.dumps(identity, indent=2))
+        self.rows = self._done_rows(expected or {})
         self.done = {(r["agent"], r["id"]) for r in self.rows}
 
-    def _lines(self) -> list[str]:
+    def _done_rows(self, expected: dict[str, list[int]]) -> list[dict[str, Any]]:
         if not self.path.exists():
             return []
         lines = self.path.read_text().splitlines()
-        complete = []
+        questions: dict[tuple[str, str], list[dict[str, Any]]] = {}
         for line in lines:
             try:
-                json.loads(line)
-                complete.append(line)
-            except json.JSONDecodeError:  # a line cut short by a kill: that question reruns
-                break
-        if len(complete) < len(lines):
-            self.path.write_text("".join(line + "\n" for line in complete))
-        return complete
+                row = json.loads(line)
+            except json.JSONDecodeError:  # a line cut short by a kill
+                continue
+            questions.setdefault((row["agent"], row["id"]), []).append(row)
+        rows = [
+            row
+            for (agent, _), group in questions.items()
+            if _complete(group, expected.get(agent))
+            for row in group
+        ]
+        if len(rows) < len(lines):
+            _replace(self.path, "".join(json.dumps(row) + "\n" for row in rows))
+        return rows
 
     def add(self, rows: list[dict[str, Any]]) -> None:
-        with self.path.open("a") as handle:
-            for row in rows:
-                handle.write(json.dumps(row) + "\n")
-            handle.flush()
+        with self.path.open("a") as handle:  # a kill that splits the write is undone on opening
+            handle.write("".join(json.dumps(row) + "\n" for row in rows))
         self.rows += rows
         self.done.update((r["agent"], r["id"]) for r in rows)
+
+
+def _complete(rows: list[dict[str, Any]], expected: list[int] | None) -> bool:
+    """One question's rows for one agent: none failed, and every bound once (when known)."""
+    if any(row.get("error") is not None for row in rows):
+        return False
+    return expected is None or sorted(row["max_iterations"] for row in rows) == expected
+
+
+def _replace(path: Path, text: str) -> None:
+    """Write `text` to `path` whole or not at all: a kill midway leaves the old file."""
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text(text)
+    os.replace(temporary, path)

@@ -9,9 +9,13 @@ from test_eval import write_2wiki
 from deepsift.cli import main
 from deepsift.config import Settings
 from deepsift.deps import Deps
+from deepsift.eval.runner import ResultsFile
 from deepsift.models import get_embedder
 from deepsift.sources import resolve_sources
 from deepsift.store import Store
+
+from fake_openai import FakeOpenAI, last_user_text
+from scripted import ScriptedResearcher
 
 
 def run_main(*argv: str) -> int:
@@ -46,3 +50,67 @@ def test_research_does_not_route_to_eval_corpora_an_older_deepsift_left(tmp_path
 
         assert resolve_sources(deps, None) == ["notes"]
         assert resolve_sources(deps, ["eval_0123456789ab"]) == ["eval_0123456789ab"]
+
+
+def test_a_question_that_failed_or_that_a_kill_split_runs_again_and_appears_once(tmp_path):
+    expected = {"naive": [0], "deepsift": [1, 2]}
+    results = ResultsFile(tmp_path, {"run": 1}, expected)
+    results.add([row("deepsift", "q1", 1), row("deepsift", "q1", 2), row("naive", "q1", 0)])
+    results.add([{**row("naive", "q2", 0), "error": "APIStatusError: 500"}])
+    with (tmp_path / "results.jsonl").open("a") as handle:  # q2's rows, cut after bound 1
+        handle.write(json.dumps(row("deepsift", "q2", 1)) + '\n{"agent": "deepsift", "id": "q2", ')
+
+    reopened = ResultsFile(tmp_path, {"run": 1}, expected)
+
+    assert reopened.done == {("deepsift", "q1"), ("naive", "q1")}
+    kept = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
+    assert kept == reopened.rows and len(kept) == 3
+
+
+def row(agent: str, qid: str, bound: int) -> dict:
+    return {"agent": agent, "id": qid, "max_iterations": bound, "error": None}
+
+
+Q2 = "the publisher founded by Tobin Ashe"  # in each prompt for q2 (write_2wiki), no other
+
+
+class Flaky(ScriptedResearcher):
+    """Fails every call for question q2 while `broken`."""
+
+    broken = True
+
+    def __call__(self, body):
+        if self.broken and Q2 in last_user_text(body):
+            raise RuntimeError("the endpoint fails on this one")
+        return super().__call__(body)
+
+
+def test_eval_retries_the_questions_that_errored(tmp_path, monkeypatch, capsys):
+    dataset = write_2wiki(tmp_path / "wiki.json")
+    out = tmp_path / "out"
+    args = ["eval", "retrieval", "--dataset", str(dataset), "--limit", "2", "--out", str(out)]
+    responder = Flaky()
+    with FakeOpenAI(responder) as llm:
+        monkeypatch.setenv("DEEPSIFT_DATA_DIR", str(tmp_path / "data"))
+        monkeypatch.setenv("DEEPSIFT_LLM_BASE_URL", llm.url)
+        monkeypatch.setenv("DEEPSIFT_LLM_API_KEY", "k")
+        monkeypatch.setenv("DEEPSIFT_MAX_ITERATIONS", "1")
+        assert run_main(*args, "--max-iterations", "2") == 0
+        failed = [r["id"] for r in read_results(out) if r["error"]]
+        responder.broken = False
+        calls = len(llm.requests)
+
+        assert run_main(*args, "--max-iterations", "2") == 0
+
+        retried = llm.requests[calls:]
+    assert failed == ["q2", "q2"]  # deepsift at bounds 1 and 2; naive asks no model
+    assert retried and all(Q2 in last_user_text(r) for r in retried)
+    rows = read_results(out)
+    assert sorted((r["agent"], r["id"], r["max_iterations"]) for r in rows) == [
+        ("deepsift", q, bound) for q in ("q1", "q2") for bound in (1, 2)
+    ] + [("naive", "q1", 0), ("naive", "q2", 0)]
+    assert all(r["error"] is None for r in rows)
+
+
+def read_results(out) -> list[dict]:
+    return [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
