@@ -10,8 +10,12 @@ from pathlib import Path
 
 from deepsift.report_shape import Labels, labels
 from deepsift.state import Chunk, Source
+from deepsift.untrusted import visible
 
-_CITATION = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
+# A mark with the spaces before it: a mark that is removed takes them along ("made up [7]." ->
+# "made up.") and leaves the rest of the text as it was.
+_CITATION = re.compile(r"([ \t]*)\[(\d+(?:\s*[,;]\s*\d+)*)\]")
+_KEPT = "\x00{}\x01"  # a resolved mark, until every unresolved one is gone (visible() drops these)
 # A heading that is only one of these words heads a list of sources ("## Sources of phosphorus
 # in the lake" is a section, and stays): one the model wrote is removed, up to the end.
 _LISTING = r"(sources|references|bibliography)[ \t]*:?[ \t]*"
@@ -35,12 +39,12 @@ def display_path(source: str) -> str:
 
 def resolve_citations(text: str, shown: list[Chunk]) -> tuple[str, list[Source]]:
     """Return the report body with valid, renumbered citations, and the sources they cite."""
-    text = _OWN_SOURCES.sub("", text).rstrip()
+    text = _OWN_SOURCES.sub("", visible(text)).rstrip()
     documents: dict[str, Source] = {}
 
     def rewrite(match: re.Match) -> str:
         kept = []
-        for number in (int(n) for n in re.split(r"[,;]", match.group(1))):
+        for number in (int(n) for n in re.split(r"[,;]", match.group(2))):
             if 1 <= number <= len(shown):
                 chunk = shown[number - 1]
                 if chunk.source not in documents:
@@ -50,15 +54,18 @@ def resolve_citations(text: str, shown: list[Chunk]) -> tuple[str, list[Source]]
                 document = documents[chunk.source]
                 if chunk.id not in document.chunk_ids:
                     document.chunk_ids.append(chunk.id)
-                kept.append(f"[{document.n}]")
-        return "".join(dict.fromkeys(kept))
+                kept.append(_KEPT.format(document.n))
+        return match.group(1) + "".join(dict.fromkeys(kept)) if kept else ""
 
     body = _CITATION.sub(rewrite, text)
+    # Removing a mark can join the text around it into another ("[[7]1]" -> "[1]"): it goes too.
+    while _CITATION.search(body):
+        body = _CITATION.sub("", body)
+    body = body.replace("\x00", "[").replace("\x01", "]")
     # [1][2][1] -> [1][2]: marks that became the same document's number once renumbered
     body = re.sub(
         r"(?:\[\d+\])+", lambda m: "".join(dict.fromkeys(re.findall(r"\[\d+\]", m[0]))), body
     )
-    body = re.sub(r"[ \t]+([.,;:])", r"\1", body)
     return body, list(documents.values())
 
 
@@ -85,10 +92,24 @@ def notes_section(failures: list[str], remarks: list[str], heading: str = "Notes
     lines = [f"- {remark}" for remark in remarks]
     if failures:
         lines.append("- Some sources could not be searched or read:")
-        lines += [f"  - {failure}" for failure in dict.fromkeys(failures)]
+        # A failure names a URL from a search result: one line, so it cannot add a heading.
+        lines += [f"  - {' '.join(visible(f).split())}" for f in dict.fromkeys(failures)]
     return f"## {heading}\n\n" + "\n".join(lines) if lines else ""
 
 
 def sources_section(sources: list[Source], heading: str = "Sources") -> str:
-    lines = [f"[{s.n}] {s.title} — `{display_path(s.source)}`" for s in sources]
+    lines = [f"[{s.n}] {_title(s.title)} — {_code(display_path(s.source))}" for s in sources]
     return f"## {heading}\n\n" + ("\n\n".join(lines) if lines else "No source was cited.")
+
+
+def _title(title: str) -> str:
+    """A document's title on one line, its Markdown marks escaped: a title cannot add a line
+    to the list, a citation mark or a code span."""
+    return re.sub(r"([\\`\[\]<>])", r"\\\1", " ".join(visible(title).split()))
+
+
+def _code(path: str) -> str:
+    """`path` as a code span on one line, fenced by more backticks than it holds."""
+    path = " ".join(visible(path).split())
+    fence = "`" * (max(map(len, re.findall("`+", path)), default=0) + 1)
+    return f"{fence} {path} {fence}" if fence != "`" else f"`{path}`"

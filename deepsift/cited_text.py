@@ -52,13 +52,14 @@ class ReportFrame(BaseModel):
 
 
 def clean(sentences: list[CitedSentence], citable: set[int] | None = None) -> list[CitedSentence]:
-    """Sentences as the report keeps them: marks the model wrote into the text removed (only
-    `excerpts` cite), numbers outside `citable` (when given) dropped, empty and repeated
-    sentences left out (small models loop)."""
+    """Sentences as the report keeps them, each on one line: marks the model wrote into the
+    text removed (only `excerpts` cite), numbers outside `citable` (when given) dropped, empty
+    and repeated sentences left out (small models loop)."""
     seen: set[str] = set()
     kept = []
     for sentence in sentences:
-        text = WRITTEN_MARKS.sub("", sentence.text).strip()
+        # One line: a sentence cannot start a heading or a list (a Sources list) of its own.
+        text = " ".join(WRITTEN_MARKS.sub("", sentence.text).split())
         if not text or text in seen:
             continue
         seen.add(text)
@@ -71,7 +72,7 @@ def with_marks(sentence: CitedSentence) -> str:
     """The sentence with its [n] marks before its full stop."""
     text = sentence.text
     marks = "".join(f"[{n}]" for n in sentence.excerpts)
-    if text[-1] in ".!?" and marks:
+    if text.endswith((".", "!", "?")) and marks:
         return f"{text[:-1]} {marks}{text[-1]}"
     return f"{text} {marks}" if marks else text
 

@@ -6,6 +6,7 @@ Numbers compare by value at the precision written ("€4.7m" = "4.7 million" = "
 Text the question already holds passes, so a sentence may restate what was asked.
 """
 
+import math
 import re
 import unicodedata
 from collections.abc import Callable
@@ -37,12 +38,14 @@ _WORD = re.compile(r"[^\W_](?:[\w'’.-]*[^\W_])?")
 
 
 def numbers(text: str) -> list[tuple[float, float]]:
-    """Each number in `text` as (value, half its last written digit: the rounding it allows)."""
+    """Each number in `text` as (value, half its last written digit: the rounding it allows);
+    one too long for a float (over 300 digits) is not checked."""
     found = []
     for whole, decimals, scale in _NUMBER.findall(WRITTEN_MARKS.sub(" ", text)):
         factor = _SCALES[scale.lower()] if scale else 1.0
         value = float(whole.replace(",", "") + (f".{decimals}" if decimals else "")) * factor
-        found.append((value, 0.5 * factor / 10 ** len(decimals)))
+        if math.isfinite(value):
+            found.append((value, 0.5 * factor / 10 ** len(decimals)))
     return found
 
 

@@ -31,6 +31,7 @@ from deepsift.sources import WEB, available_sources, resolve_sources
 from deepsift.state import Chunk, RunState, Usage, allow_state_types, merge_chunks, usage_of
 from deepsift.steps import step
 from deepsift.structured import ask_structured, strip_thinking
+from deepsift.untrusted import as_data
 
 EXCERPTS_PER_SEARCH = 5
 REPORT_EXCERPTS = 8
@@ -196,9 +197,11 @@ def finish(state: SearchO1State, deps: Deps) -> dict:
 
 
 def _result(knowledge: str) -> dict:
+    """The knowledge as the next user turn, between the result markers; a marker it copied
+    from a document (`<|end_search_result|>`) is removed, so it cannot end the result early."""
     found = not knowledge.startswith(prompt.NOTHING_FOUND)
     after = prompt.CONTINUE if found else prompt.CONTINUE_AFTER_NOTHING
-    content = f"{prompt.BEGIN_RESULT}\n{knowledge}\n{prompt.END_RESULT}\n\n{after}"
+    content = f"{prompt.BEGIN_RESULT}\n{as_data(knowledge)}\n{prompt.END_RESULT}\n\n{after}"
     return {"turns": [Turn(role="user", content=content)]}
 
 

@@ -39,8 +39,10 @@ def parse_json(text: str, schema: type[Schema]) -> Schema:
         for attempt in (candidate, _repair(candidate)):
             try:
                 return schema.model_validate(json.loads(attempt))
-            except (json.JSONDecodeError, ValidationError) as e:
-                errors.append(str(e).splitlines()[0])
+            # ValueError: also a number too long to convert; RecursionError: brackets nested
+            # thousands deep (the repair closes them all).
+            except (ValueError, ValidationError, RecursionError) as e:
+                errors.append((str(e).splitlines() or [type(e).__name__])[0])
     raise ValueError(
         f"reply is not valid {schema.__name__} JSON ({errors[-1] if errors else 'empty'})"
     )

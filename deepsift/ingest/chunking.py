@@ -17,7 +17,8 @@ class TextChunk:
 
 def chunk_document(document: LoadedDocument, max_chars: int, overlap: int) -> list[TextChunk]:
     """Sections are chunked separately; within one, paragraphs fill chunks up to max_chars and
-    each new chunk repeats the last `overlap` characters of the previous one."""
+    each new chunk repeats the last `overlap` characters of the previous one (fewer when the
+    chunk has no room for them): no passage is longer than max_chars."""
     chunks: list[TextChunk] = []
     headings: list[tuple[int, str]] = []
     body: list[str] = []
@@ -40,9 +41,12 @@ def chunk_document(document: LoadedDocument, max_chars: int, overlap: int) -> li
             headings[:] = [h for h in headings if h[0] < block.heading_depth]
             headings.append((block.heading_depth, block.text))
             continue
-        for piece in _split_long(block.text, max_chars, overlap):
+        for window, piece in enumerate(_split_long(block.text, max_chars, overlap)):
             if body and sum(len(p) + 2 for p in body) + len(piece) > max_chars:
-                tail = _tail("\n\n".join(body), overlap)
+                # A long paragraph's later windows repeat the one before already; the overlap
+                # shrinks when the next piece leaves less room in the chunk.
+                room = min(overlap, max_chars - len(piece) - 2)
+                tail = _tail("\n\n".join(body), room) if window == 0 else ""
                 emit()
                 if tail:
                     body.append(tail)
@@ -57,19 +61,25 @@ def _split_long(text: str, max_chars: int, overlap: int) -> list[str]:
         return [text]
     pieces: list[str] = []
     current = ""
-    for sentence in _SENTENCE_END.split(text):
-        while len(sentence) > max_chars:  # one enormous "sentence": cut at spaces
-            cut = sentence.rfind(" ", 0, max_chars)
-            cut = cut if cut > 0 else max_chars
-            pieces.append(sentence[:cut])
-            sentence = sentence[cut:].lstrip()
-        if current and len(current) + 1 + len(sentence) > max_chars:
+    for unit in (u for s in _SENTENCE_END.split(text) for u in _cut(s, max_chars)):
+        if current and len(current) + 1 + len(unit) > max_chars:
             pieces.append(current)
-            current = _tail(current, overlap)
-        current = f"{current} {sentence}".strip()
+            current = _tail(current, min(overlap, max_chars - len(unit) - 1))
+        current = f"{current} {unit}".strip()
     if current:
         pieces.append(current)
     return pieces
+
+
+def _cut(sentence: str, max_chars: int) -> list[str]:
+    """One enormous "sentence" cut at spaces (inside a word longer than max_chars)."""
+    parts = []
+    while len(sentence) > max_chars:
+        cut = sentence.rfind(" ", 0, max_chars)
+        cut = cut if cut > 0 else max_chars
+        parts.append(sentence[:cut])
+        sentence = sentence[cut:].lstrip()
+    return [*parts, sentence] if sentence else parts
 
 
 def _tail(text: str, overlap: int) -> str:

@@ -47,10 +47,18 @@ class Page:
     published: str  # ISO date if the page states one, else ""
 
 
+# IPv6 prefixes whose last 32 bits are an IPv4 address that traffic may reach: IPv4-compatible
+# (deprecated, still tunnelled by some hosts) and NAT64's well-known prefix.
+_IPV4_SUFFIXED = (ipaddress.ip_network("::/96"), ipaddress.ip_network("64:ff9b::/96"))
+
+
 def is_public(address: Address) -> bool:
     """Globally routable unicast; an IPv4 address embedded in IPv6 is judged as itself."""
     if isinstance(address, ipaddress.IPv6Address):
-        address = address.ipv4_mapped or address.sixtofour or address
+        if any(address in network for network in _IPV4_SUFFIXED):
+            address = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+        else:
+            address = address.ipv4_mapped or address.sixtofour or address
     return address.is_global and not address.is_multicast
 
 
