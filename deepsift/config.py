@@ -99,9 +99,6 @@ class Settings(BaseSettings):
     max_file_bytes: int = Field(
         100_000_000, ge=1, description="ingest: a larger file is skipped with a line"
     )
-    store_wait: float = Field(
-        0.0, ge=0, description="seconds to wait for a Milvus Lite file another process holds"
-    )
 
     tavily_api_key: str = Field(
         "",

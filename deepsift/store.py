@@ -5,11 +5,11 @@ signal) and the embedding model and dimension its vectors were made with.
 """
 
 import fcntl
-import json
 import logging
 import os
 import re
-from dataclasses import dataclass, field
+import time
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +42,12 @@ _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,254}$")
 _OUTPUT = ["text", "source", "title", "position"]
 MAX_TEXT_BYTES = 65_535
 MAX_TITLE_BYTES = 1024
+# The doc_hash of a document's first chunk while its chunks are being replaced: the document's
+# own hash is written last, so an interrupted replacement reads as changed and is redone.
+PENDING = ""
+# A Milvus string literal knows only these escapes (not json's \uXXXX); all else stands as itself.
+_LITERAL_ESCAPES = str.maketrans({"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r"})
+_WAIT_STEP = 0.5  # seconds between tries to open a Milvus Lite file another process holds
 
 
 class StoreError(UserError):
@@ -108,29 +114,48 @@ def _locked(lite_db: Path) -> bool:
     return False
 
 
+def _open(settings: Settings) -> MilvusClient:
+    """A client for the configured Milvus; a Lite file another process holds is retried until
+    `store_wait` seconds have passed."""
+    uri = settings.resolved_milvus_uri
+    if "://" not in uri:
+        Path(uri).parent.mkdir(parents=True, exist_ok=True)
+    deadline = time.monotonic() + settings.store_wait
+    waiting = False
+    while True:
+        try:
+            return MilvusClient(uri=uri, token=settings.milvus_token)
+        except Exception as e:  # pymilvus raises several types for one cause: cannot open
+            if "://" in uri or not _locked(Path(uri)):
+                raise StoreError(f"cannot open Milvus at {uri}: {e}") from None
+        if time.monotonic() >= deadline:
+            waited = f" (waited {settings.store_wait:g} s)" if settings.store_wait else ""
+            raise StoreError(
+                f"the Milvus Lite database {uri} is in use by another process{waited}; wait for "
+                "it to finish (store_wait), or set DEEPSIFT_MILVUS_URI to a Milvus server"
+            )
+        if not waiting:
+            logging.getLogger(__name__).warning(
+                "the Milvus Lite database %s is in use by another process: waiting up to %g s",
+                uri,
+                settings.store_wait,
+            )
+            waiting = True
+        time.sleep(_WAIT_STEP)
+
+
 def _fit(text: str, max_bytes: int) -> str:
     encoded = text.encode()
     return text if len(encoded) <= max_bytes else encoded[:max_bytes].decode(errors="ignore")
 
 
 def _quoted(value: str) -> str:
-    return json.dumps(value)  # a Milvus string literal, with quotes and backslashes escaped
+    return f'"{value.translate(_LITERAL_ESCAPES)}"'
 
 
 class Store:
     def __init__(self, settings: Settings) -> None:
-        uri = settings.resolved_milvus_uri
-        if "://" not in uri:
-            Path(uri).parent.mkdir(parents=True, exist_ok=True)
-        try:
-            self._client = MilvusClient(uri=uri, token=settings.milvus_token)
-        except Exception as e:  # pymilvus raises several types for one cause: cannot open
-            if "://" not in uri and _locked(Path(uri)):
-                raise StoreError(
-                    f"the Milvus Lite database {uri} is in use by another process; "
-                    "wait for it to finish or set DEEPSIFT_MILVUS_URI to a Milvus server"
-                ) from None
-            raise StoreError(f"cannot open Milvus at {uri}: {e}") from None
+        self._client = _open(settings)
         self._loaded: set[str] = set()
 
     def close(self) -> None:
@@ -227,7 +252,7 @@ class Store:
         )
         while batch := iterator.next():
             for row in batch:
-                # Two hashes for one source: an interrupted replacement; "" makes it re-ingest.
+                # Two hashes for one source, or PENDING: an interrupted replacement, redone.
                 known = found.setdefault(row["source"], row["doc_hash"])
                 if known != row["doc_hash"]:
                     found[row["source"]] = ""
@@ -256,14 +281,24 @@ class Store:
         self._load(name)
         self._client.upsert(name, [chunk.row() for chunk in chunks])
 
-    def replace_document(self, name: str, source: str, chunks: list[StoredChunk]) -> None:
-        """Store a document's new chunks, then remove its old ones: a failure loses nothing."""
+    def write_chunks(self, name: str, chunks: list[StoredChunk]) -> None:
+        """Upsert some of a document's new chunks, its first one marked PENDING until
+        `complete_document`: a crash before then leaves the document to be written again."""
+        self.add_chunks(
+            name, [replace(c, doc_hash=PENDING) if c.position == 0 else c for c in chunks]
+        )
+
+    def complete_document(
+        self, name: str, source: str, ids: set[str], first: StoredChunk | None
+    ) -> None:
+        """After all of a document's new chunks are written: delete its chunks not in `ids` (the
+        old ones), then write its first chunk with the document's hash, the mark of completion."""
         self._load(name)
-        old = self._ids_of(name, source)
-        self.add_chunks(name, chunks)
-        stale = old - {chunk.id for chunk in chunks}
+        stale = self._ids_of(name, source) - ids
         if stale:
             self._client.delete(name, ids=sorted(stale))
+        if first:
+            self.add_chunks(name, [first])
 
     def flush(self, name: str) -> None:
         """Seal what was written; searching unflushed data is many times slower."""

@@ -52,6 +52,12 @@ def run_ingest(args: argparse.Namespace, settings: Settings) -> int:
                 progress.advance(task)
             progress.update(task, description=f"files  {chunks} new chunks")
 
+        def on_chunks(source: str, done: int, total: int) -> None:
+            if total > done:  # a large file: its chunks' progress, until it is written
+                name = display_path(source)
+                description = f"files  {chunks} new chunks  {name}: {done:,}/{total:,} chunks"
+                progress.update(task, description=description)
+
         embedder = get_embedder(settings)
         report = ingest(
             args.paths,
@@ -63,6 +69,7 @@ def run_ingest(args: argparse.Namespace, settings: Settings) -> int:
             prune=args.prune,
             on_file=on_file,
             on_start=on_start,
+            on_chunks=on_chunks,
         )
     seconds = time.monotonic() - started
     table = Table(title=f"ingest into {args.collection}", title_justify="left")

@@ -1,5 +1,6 @@
 """Read a file into a title and a list of blocks (headings and paragraphs)."""
 
+import logging
 import os
 from dataclasses import dataclass
 from functools import cache
@@ -7,6 +8,9 @@ from pathlib import Path
 
 os.environ.setdefault("DO_NOT_TRACK", "1")  # unstructured reports usage on import otherwise
 os.environ.setdefault("UNSTRUCTURED_DISABLE_NOTICE", "1")
+
+# pypdf logs what it finds wrong in a damaged PDF; LoadError already says it, in one line.
+logging.getLogger("pypdf").setLevel(logging.ERROR)
 
 SUPPORTED = {".md", ".markdown", ".txt", ".html", ".htm", ".pdf", ".docx", ".json", ".csv"}
 
@@ -76,7 +80,7 @@ def _load_pdf(path: Path) -> LoadedDocument:
         pages = [page.extract_text() or "" for page in reader.pages]
         title = (reader.metadata.title if reader.metadata else None) or path.stem
     except Exception as e:  # pypdf raises many types for one cause: a damaged file
-        raise LoadError(f"cannot read PDF ({type(e).__name__}: {e})") from None
+        raise LoadError(f"cannot read PDF ({_one_line(e)})") from None
     blocks = [Block(p.strip()) for page in pages for p in page.split("\n\n") if p.strip()]
     return LoadedDocument(title=str(title), blocks=blocks)
 
@@ -105,7 +109,7 @@ def _load_unstructured(path: Path) -> LoadedDocument:
     try:
         elements = partition(filename=str(path))
     except Exception as e:  # parsers raise many types for one cause: a damaged file
-        raise LoadError(f"cannot parse ({type(e).__name__}: {e})") from None
+        raise LoadError(f"cannot parse ({_one_line(e)})") from None
     blocks = []
     for element in elements:
         text = element.text.strip()
@@ -116,6 +120,12 @@ def _load_unstructured(path: Path) -> LoadedDocument:
         blocks.append(Block(text, depth))
     title = next((b.text for b in blocks if b.heading_depth is not None), path.stem)
     return LoadedDocument(title=title, blocks=blocks)
+
+
+def _one_line(e: Exception) -> str:
+    """A parser's error as one short line: some span lines, or quote a whole file's contents."""
+    text = " ".join(f"{type(e).__name__}: {e}".split())
+    return text if len(text) <= 200 else text[:199] + "…"
 
 
 def _looks_like_heading(text: str) -> bool:

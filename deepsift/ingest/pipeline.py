@@ -1,10 +1,12 @@
 """Ingest files into a collection: skip unchanged files, replace changed ones, prune deleted."""
 
 import hashlib
+import os
 from collections import deque
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from itertools import islice
 from pathlib import Path
 from typing import Literal
@@ -44,22 +46,31 @@ class IngestReport:
 
 
 def find_files(paths: Iterable[Path]) -> tuple[list[Path], list[FileResult]]:
-    """Expand folders recursively; a missing path is a failure of its own, not of the run."""
+    """Expand folders recursively; a missing path or an unreadable folder is a failure of its
+    own, not of the run. Linked folders are not followed, so a symlink loop ends."""
     files: list[Path] = []
-    missing: list[FileResult] = []
+    failed: list[FileResult] = []
     for path in paths:
         if path.is_dir():
-            found = sorted(
-                p
-                for p in path.rglob("*")
-                if p.is_file() and p.suffix.lower() in SUPPORTED and not p.name.startswith(".")
-            )
-            files.extend(p.resolve() for p in found)
+            files.extend(_files_under(path, failed))
         elif path.exists():
             files.append(path.resolve())
         else:
-            missing.append(FileResult(str(path), "failed", error="no such file or folder"))
-    return list(dict.fromkeys(files)), missing
+            failed.append(FileResult(str(path), "failed", error="no such file or folder"))
+    return list(dict.fromkeys(files)), failed
+
+
+def _files_under(folder: Path, failed: list[FileResult]) -> list[Path]:
+    def unreadable(e: OSError) -> None:
+        failed.append(FileResult(e.filename, "failed", error=f"cannot read folder: {e.strerror}"))
+
+    found = [
+        Path(root, name)
+        for root, _, names in os.walk(folder, onerror=unreadable)
+        for name in names
+        if Path(name).suffix.lower() in SUPPORTED and not name.startswith(".")
+    ]
+    return sorted(p.resolve() for p in found if p.is_file())
 
 
 def chunk_id(source: str, position: int, text: str) -> str:
@@ -77,6 +88,7 @@ class ParsedFile:
 
 
 LOOKAHEAD = 2  # files parsed ahead of the embedder: overlap without unbounded memory
+WRITE_BATCH = 256  # chunks embedded and written at a time: a file of any size in bounded memory
 
 
 def ingest(
@@ -89,9 +101,11 @@ def ingest(
     prune: bool = False,
     on_file: Callable[[FileResult], None] = lambda result: None,
     on_start: Callable[[int], None] = lambda total: None,
+    on_chunks: Callable[[str, int, int], None] = lambda source, done, total: None,
 ) -> IngestReport:
-    """Parse, embed and write files as a pipeline: while one file is embedded, the next ones
-    are parsed and the last one is written, so the embedder (the slowest stage) never waits."""
+    """Parse, embed and write files as a pipeline: while one batch of chunks is embedded, the
+    next files are parsed and the last batch is written, so the embedder (the slowest stage)
+    never waits. `on_chunks(source, embedded, total)` follows the chunks of the current file."""
     files, results = find_files(paths)
     store.ensure(collection, description, embedder)
     stored = store.documents(collection)
@@ -108,7 +122,17 @@ def ingest(
         parsing = deque(
             reader.submit(_parse, path, stored, settings) for path in islice(upcoming, LOOKAHEAD)
         )
-        writing: Future[FileResult] | None = None
+        writing: Future[FileResult | None] | None = None
+
+        def wait_for_writer() -> None:
+            if writing and (result := writing.result()):
+                done(result)
+
+        def write(task: Callable[[], FileResult | None]) -> None:
+            nonlocal writing
+            wait_for_writer()
+            writing = writer.submit(task)
+
         while parsing:
             parsed = parsing.popleft().result()
             for path in islice(upcoming, 1):
@@ -116,12 +140,16 @@ def ingest(
             if isinstance(parsed, FileResult):
                 done(parsed)
                 continue
-            vectors = embedder.embed([c.text for c in parsed.chunks])
-            if writing:
-                done(writing.result())
-            writing = writer.submit(_write, parsed, vectors, collection, stored, store)
-        if writing:
-            done(writing.result())
+            source, total = str(parsed.path), len(parsed.chunks)
+            first: StoredChunk | None = None
+            for start in range(0, total, WRITE_BATCH):
+                batch = parsed.chunks[start : start + WRITE_BATCH]
+                rows = _stored_chunks(parsed, batch, embedder.embed([c.text for c in batch]))
+                write(partial(store.write_chunks, collection, rows))
+                first = first or rows[0]
+                on_chunks(source, start + len(batch), total)
+            write(partial(_complete, parsed, first, collection, stored, store))
+        wait_for_writer()
     if prune:
         for source in sorted(stored):
             if not Path(source).exists():
@@ -135,6 +163,14 @@ def _parse(path: Path, stored: dict[str, str], settings: Settings) -> ParsedFile
     """The file's chunks, or its result when it is unchanged or cannot be read."""
     source = str(path)
     try:
+        size = path.stat().st_size
+        if size > settings.max_file_bytes:
+            return FileResult(
+                source,
+                "failed",
+                error=f"{size:,} bytes, over max_file_bytes ({settings.max_file_bytes:,}): "
+                "raise DEEPSIFT_MAX_FILE_BYTES to ingest it",
+            )
         doc_hash = hashlib.sha256(path.read_bytes()).hexdigest()
     except OSError as e:
         return FileResult(source, "failed", error=f"cannot read: {e.strerror or e}")
@@ -148,15 +184,11 @@ def _parse(path: Path, stored: dict[str, str], settings: Settings) -> ParsedFile
     return ParsedFile(path, doc_hash, document.title, chunks)
 
 
-def _write(
-    parsed: ParsedFile,
-    vectors: list[list[float]],
-    collection: str,
-    stored: dict[str, str],
-    store: Store,
-) -> FileResult:
+def _stored_chunks(
+    parsed: ParsedFile, chunks: list[TextChunk], vectors: list[list[float]]
+) -> list[StoredChunk]:
     source = str(parsed.path)
-    stored_chunks = [
+    return [
         StoredChunk(
             id=chunk_id(source, c.position, c.text),
             text=c.text,
@@ -167,7 +199,19 @@ def _write(
             doc_hash=parsed.doc_hash,
             metadata={"heading": c.heading, "file_type": parsed.path.suffix.lower()},
         )
-        for c, vector in zip(parsed.chunks, vectors, strict=True)
+        for c, vector in zip(chunks, vectors, strict=True)
     ]
-    store.replace_document(collection, source, stored_chunks)
-    return FileResult(source, "updated" if source in stored else "added", chunks=len(stored_chunks))
+
+
+def _complete(
+    parsed: ParsedFile,
+    first: StoredChunk | None,
+    collection: str,
+    stored: dict[str, str],
+    store: Store,
+) -> FileResult:
+    """After all of a file's chunks are written: drop its old chunks and mark it complete."""
+    source = str(parsed.path)
+    ids = {chunk_id(source, c.position, c.text) for c in parsed.chunks}
+    store.complete_document(collection, source, ids, first)
+    return FileResult(source, "updated" if source in stored else "added", chunks=len(ids))

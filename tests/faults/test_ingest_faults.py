@@ -1,0 +1,347 @@
+"""Ingest under faults: hostile paths and files, unreadable folders, symlink loops, large files,
+and crashes at any write, each ending in one line per bad input or in exactly what a clean
+ingest gives."""
+
+import hashlib
+import logging
+import os
+import random
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from deepsift.cli import main
+from deepsift.config import Settings
+from deepsift.ingest import pipeline
+from deepsift.ingest.chunking import chunk_document
+from deepsift.ingest.loaders import load
+from deepsift.ingest.pipeline import chunk_id, find_files, ingest
+from deepsift.models import get_embedder
+from deepsift.store import Store
+
+
+@pytest.fixture
+def store(settings: Settings):
+    store = Store(settings)
+    yield store
+    store.close()
+
+
+def _rows(store: Store, name: str) -> set[tuple[str, str, int, str]]:
+    """Every stored chunk as (source, id, position, doc_hash)."""
+    fields = ["source", "id", "position", "doc_hash"]
+    rows = store._client.query(name, filter="", output_fields=fields, limit=16_384)
+    return {tuple(row[f] for f in fields) for row in rows}
+
+
+def _expected_rows(files: list[Path], settings: Settings) -> set[tuple[str, str, int, str]]:
+    """What a clean ingest of these files stores, worked out without embedding or storing."""
+    expected = set()
+    for path in files:
+        source, data = str(path.resolve()), path.read_bytes()
+        chunks = chunk_document(load(path), settings.chunk_chars, settings.chunk_overlap)
+        for c in chunks:
+            doc_hash = hashlib.sha256(data).hexdigest()
+            expected.add((source, chunk_id(source, c.position, c.text), c.position, doc_hash))
+    return expected
+
+
+NAMES = [
+    "café/note.md",
+    "日本/メモ.md",
+    "🙂/smile.md",
+    'quote"d.md',
+    "it's.md",
+    "back\\slash.md",
+    "new\nline.md",
+    "tab\there.md",
+    "bell\x07.md",
+]
+
+
+def test_paths_with_any_characters_are_ingested_then_unchanged_then_pruned(settings, store):
+    folder = Path("docs")
+    for i, name in enumerate(NAMES):
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"# Note {i}\n\nKestrel Works note number {i} on phosphorus.\n")
+    embedder = get_embedder(settings)
+
+    first = ingest([folder], "names", store, embedder, settings)
+    second = ingest([folder], "names", store, embedder, settings)
+    for path in folder.rglob("*.md"):
+        path.unlink()
+    pruned = ingest([folder], "names", store, embedder, settings, prune=True)
+
+    assert [(f.status, f.error) for f in first.files] == [("added", "")] * len(NAMES)
+    assert {Path(f.source).name for f in first.files} == {Path(n).name for n in NAMES}
+    assert [f.status for f in second.files] == ["unchanged"] * len(NAMES)
+    assert [f.status for f in pruned.files] == ["pruned"] * len(NAMES)
+    assert store.documents("names") == {} and store.count("names") == 0
+
+
+class MemoEmbedder:
+    """The real embedder, embedding each text once: the crash test writes the same texts often."""
+
+    def __init__(self, embedder) -> None:
+        self.embedder, self.name, self.dim = embedder, embedder.name, embedder.dim
+        self.vectors: dict[str, list[float]] = {}
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        new = [text for text in texts if text not in self.vectors]
+        self.vectors.update(zip(new, self.embedder.embed(new), strict=True))
+        return [self.vectors[text] for text in texts]
+
+
+class Killed(Exception):
+    """Stands for the process dying at this point."""
+
+
+def _versions(folder: Path) -> tuple[dict[str, str], dict[str, str]]:
+    """Two versions of a small corpus: `shrinks.txt` loses its last chunk but keeps its first
+    (the same first chunk id, so only the hashes tell the versions apart), `new.txt` appears."""
+    paragraphs = [f"Paragraph {i} of the shrinking file. " * 5 for i in range(6)]
+    old = {"shrinks.txt": "\n\n".join(paragraphs), "kept.txt": "Kept " * 50}
+    new = {**old, "shrinks.txt": "\n\n".join(paragraphs[:5]), "new.txt": "New text. " * 60}
+    return old, new
+
+
+def _write_files(folder: Path, files: dict[str, str]) -> list[str]:
+    folder.mkdir(exist_ok=True)
+    for name, text in files.items():
+        (folder / name).write_text(text)
+    return list(files)
+
+
+def test_a_crash_at_any_write_of_an_ingest_converges_on_rerun_to_a_clean_ingest(
+    settings, store, monkeypatch
+):
+    """Including the window between writing a file's new chunks and deleting its old ones."""
+    settings = settings.model_copy(update={"chunk_chars": 200, "chunk_overlap": 0})
+    monkeypatch.setattr(pipeline, "WRITE_BATCH", 2)  # files of several batches
+    embedder = MemoEmbedder(get_embedder(settings))
+    folder = Path("docs")
+    old, new = _versions(folder)
+    clean = _expected_rows([folder / name for name in _write_files(folder, new)], settings)
+    writes = 0
+    crash_at: int | None = None
+
+    def counted(write):
+        def wrapper(*args, **kwargs):
+            nonlocal writes
+            writes += 1
+            if writes == crash_at:
+                raise Killed
+            return write(*args, **kwargs)
+
+        return wrapper
+
+    monkeypatch.setattr(store._client, "upsert", counted(store._client.upsert))
+    monkeypatch.setattr(store._client, "delete", counted(store._client.delete))
+    crashes = 0
+    while True:
+        (folder / "new.txt").unlink()
+        _write_files(folder, old)
+        ingest([folder], "docs", store, embedder, settings, prune=True)
+        _write_files(folder, new)
+        writes, crash_at = 0, crashes + 1
+        try:
+            ingest([folder], "docs", store, embedder, settings)
+        except Killed:
+            crashes += 1
+            crash_at = None
+            ingest([folder], "docs", store, embedder, settings)
+            assert _rows(store, "docs") == clean, f"after a crash at write {crashes}"
+            continue
+        break
+    assert crashes == writes >= 8  # every write was a crash point, the old chunks' delete too
+    assert _rows(store, "docs") == clean
+    assert len({row[0] for row in clean}) == 3 and len(clean) >= 10
+
+
+def test_ingest_killed_at_random_points_converges_on_rerun_to_a_clean_ingest(tmp_path):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for i in range(200):
+        text = f"Note {i}: the Orrin gauge read {i * 7 % 101} on day {i}.\n" if i % 10 else ""
+        (folder / f"{i:03}.txt").write_text(text)  # every tenth file is empty: a progress tick
+    good = sorted(p for p in folder.iterdir() if p.stat().st_size)
+    data = tmp_path / "data"
+    command = [sys.executable, "-m", "deepsift", "ingest", str(folder), "--collection", "docs"]
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "DEEPSIFT_DATA_DIR": str(data)}
+    seed = random.randrange(1_000_000)
+    ticks = sorted(random.Random(seed).sample(range(2, 19), 2))
+
+    for tick in ticks:  # kill it when it reports its tick-th empty file, the writer mid-flight
+        child = subprocess.Popen(command, env=env, stderr=subprocess.PIPE, text=True)
+        seen = 0
+        for line in child.stderr:
+            seen += line.startswith("skipped")
+            if seen == tick:
+                child.send_signal(signal.SIGKILL)
+                break
+        assert child.wait(60) == -signal.SIGKILL, f"seed {seed}: ended before tick {tick}"
+        child.stderr.close()
+    finished = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+
+    assert finished.returncode == 0, finished.stderr
+    settings = Settings(data_dir=data)
+    with Store(settings) as store:
+        assert _rows(store, "docs") == _expected_rows(good, settings), f"seed {seed}"
+
+
+def _refuse_scandir(monkeypatch, folder: Path) -> None:
+    """Tests may run as root, whom chmod does not stop: refuse the folder as the kernel would."""
+    if os.geteuid() != 0:
+        return
+    real = os.scandir
+
+    def scandir(path="."):
+        if Path(path).resolve() == folder.resolve():
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+
+
+def test_an_unreadable_folder_is_named_and_fails_the_run_when_it_was_the_only_input(
+    tmp_path, capsys, monkeypatch
+):
+    monkeypatch.setenv("DEEPSIFT_DATA_DIR", str(tmp_path / "data"))
+    docs = tmp_path / "docs"
+    locked = docs / "locked"
+    locked.mkdir(parents=True)
+    (locked / "secret.md").write_text("# Secret\n\nNot readable.\n")
+    (docs / "open.md").write_text("# Open\n\nKestrel Works removes phosphorus.\n")
+    locked.chmod(0)
+    _refuse_scandir(monkeypatch, locked)
+    try:
+        with pytest.raises(SystemExit) as beside_a_good_file:
+            main(["ingest", str(docs), "--collection", "docs"])
+        beside = capsys.readouterr().err
+        with pytest.raises(SystemExit) as alone:
+            main(["ingest", str(locked), "--collection", "docs"])
+        only = capsys.readouterr().err
+    finally:
+        locked.chmod(0o755)
+
+    assert beside_a_good_file.value.code == 0
+    assert alone.value.code == 1
+    for stderr in (beside, only):
+        (line,) = [line for line in stderr.splitlines() if line.startswith("skipped")]
+        assert line == "skipped docs/locked: cannot read folder: Permission denied"
+        assert "Traceback" not in stderr
+
+
+def test_symlink_loops_end_and_ingest_each_file_once(tmp_path):
+    docs = tmp_path / "docs"
+    (docs / "sub").mkdir(parents=True)
+    (docs / "sub" / "note.md").write_text("# Note\n\ntext\n")
+    (docs / "sub" / "loop").symlink_to(docs / "sub")
+    (docs / "up").symlink_to(docs)
+    (docs / "alias.md").symlink_to(docs / "sub" / "note.md")
+
+    files, failed = find_files([docs, docs / "up", docs / "sub" / "loop"])
+
+    assert files == [(docs / "sub" / "note.md").resolve()] and failed == []
+
+
+def test_a_file_over_max_file_bytes_is_skipped_with_one_line_before_it_is_read(
+    settings, store, monkeypatch
+):
+    settings = settings.model_copy(update={"max_file_bytes": 1_000_000})
+    big, small = Path("big.txt"), Path("small.txt")
+    big.write_text("A line of a generated log file.\n" * 100_000)  # 3.2 MB
+    small.write_text("Kestrel Works removes phosphorus.\n")
+    read = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes", lambda p: None if p.name == big.name else read(p))
+
+    report = ingest([big, small], "docs", store, get_embedder(settings), settings)
+
+    assert [(Path(f.source).name, f.status) for f in report.files] == [
+        ("big.txt", "failed"),
+        ("small.txt", "added"),
+    ]
+    assert report.files[0].error == (
+        "3,200,000 bytes, over max_file_bytes (1,000,000): "
+        "raise DEEPSIFT_MAX_FILE_BYTES to ingest it"
+    )
+
+
+class CountingEmbedder:
+    """The real embedder, recording how many texts each call embeds."""
+
+    def __init__(self, embedder) -> None:
+        self.embedder, self.name, self.dim = embedder, embedder.name, embedder.dim
+        self.calls: list[int] = []
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        self.calls.append(len(texts))
+        return self.embedder.embed(texts)
+
+
+def test_a_large_file_is_embedded_and_written_in_bounded_batches_with_progress(
+    settings, store, monkeypatch
+):
+    settings = settings.model_copy(update={"chunk_chars": 200, "chunk_overlap": 0})
+    monkeypatch.setattr(pipeline, "WRITE_BATCH", 32)
+    big = Path("big.txt")
+    big.write_text("\n\n".join(f"Paragraph {i}: " + "gauge readings. " * 10 for i in range(110)))
+    embedder = CountingEmbedder(get_embedder(settings))
+    written: list[int] = []
+    upsert = store._client.upsert
+    monkeypatch.setattr(
+        store._client, "upsert", lambda name, rows: written.append(len(rows)) or upsert(name, rows)
+    )
+    progress: list[tuple[int, int]] = []
+
+    report = ingest(
+        [big],
+        "docs",
+        store,
+        embedder,
+        settings,
+        on_chunks=lambda source, done, total: progress.append((done, total)),
+    )
+
+    total = report.new_chunks
+    assert total > 100
+    assert max(embedder.calls) == max(written) == 32
+    assert sum(embedder.calls) == total
+    assert progress == [(min(done, total), total) for done in range(32, total + 32, 32)]
+    assert _rows(store, "docs") == _expected_rows([big], settings)
+
+
+def test_hostile_files_are_skipped_with_one_line_each_and_nothing_logged(settings, store, caplog):
+    import zipfile
+
+    folder = Path("hostile")
+    folder.mkdir()
+    (folder / "latin1.txt").write_bytes(b"caf\xe9 au lait\n\nsecond paragraph\n")
+    (folder / "latin1.md").write_bytes(b"# Caf\xe9\n\ncaf\xe9 au lait\n")
+    (folder / "page.pdf").write_text("<html><body><h1>Not a PDF</h1><p>hello</p></body></html>")
+    (folder / "zero.pdf").write_bytes(b"")
+    (folder / "empty.txt").write_text("\n\n")
+    with zipfile.ZipFile(folder / "garbage.docx", "w") as docx:
+        docx.writestr("[Content_Types].xml", "nonsense")
+        docx.writestr("word/document.xml", b"\x00\xff garbage <w:p\n" * 200)
+    (folder / "good.md").write_text("# Good\n\nKestrel Works removes phosphorus.\n")
+
+    with caplog.at_level(logging.WARNING):
+        report = ingest([folder], "hostile", store, get_embedder(settings), settings)
+
+    errors = {Path(f.source).name: f.error for f in report.files if f.status == "failed"}
+    assert {name: error.split(" (")[0] for name, error in errors.items()} == {
+        "latin1.txt": "not UTF-8 text",
+        "latin1.md": "not UTF-8 text",
+        "page.pdf": "cannot read PDF",
+        "zero.pdf": "empty file",
+        "empty.txt": "empty file",
+        "garbage.docx": "cannot parse",
+    }
+    assert all("\n" not in error and len(error) < 250 for error in errors.values()), errors
+    assert [f.status for f in report.files if Path(f.source).name == "good.md"] == ["added"]
+    assert caplog.records == []
