@@ -33,6 +33,7 @@ def store(settings: Settings):
 def _rows(store: Store, name: str) -> set[tuple[str, str, int, str]]:
     """Every stored chunk as (source, id, position, doc_hash)."""
     fields = ["source", "id", "position", "doc_hash"]
+    store.count(name)  # loads the collection
     rows = store._client.query(name, filter="", output_fields=fields, limit=16_384)
     return {tuple(row[f] for f in fields) for row in rows}
 
