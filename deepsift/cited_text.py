@@ -5,6 +5,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator
 
+from deepsift.untrusted import visible
+
 WRITTEN_MARKS = re.compile(r"\s*\[\d+(?:\s*[,;]\s*\d+)*\]")
 
 
@@ -58,8 +60,9 @@ def clean(sentences: list[CitedSentence], citable: set[int] | None = None) -> li
     seen: set[str] = set()
     kept = []
     for sentence in sentences:
-        # One line: a sentence cannot start a heading or a list (a Sources list) of its own.
-        text = " ".join(WRITTEN_MARKS.sub("", sentence.text).split())
+        # One line, without hidden characters a document may have lent it: a sentence cannot
+        # start a heading or a list (a Sources list) of its own.
+        text = " ".join(visible(WRITTEN_MARKS.sub("", sentence.text)).split())
         if not text or text in seen:
             continue
         seen.add(text)
