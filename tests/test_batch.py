@@ -1,8 +1,4 @@
 import json
-import os
-import signal
-import subprocess
-import sys
 import threading
 import time
 
@@ -123,61 +119,6 @@ def test_batch_answers_every_question_in_the_research_json_shape(data, tmp_path)
     assert "## Sources" in rows["q1"]["report"]
     assert "500" in rows["q2"]["error"] or "Internal" in rows["q2"]["error"]
     assert "failed q2" in result.stderr and "2 answered, 1 failed" in result.stderr
-
-
-def test_a_killed_batch_resumes_with_only_the_remaining_ids(data, tmp_path):
-    questions = write_questions(tmp_path / "q.jsonl", 5)
-    answers = tmp_path / "a.jsonl"
-    with FakeOpenAI(ScriptedResearcher(), delay=0.15) as llm:
-        env = {
-            "PATH": "/usr/bin:/bin",
-            "HOME": str(data),
-            "DEEPSIFT_DATA_DIR": str(data),
-            "DEEPSIFT_LLM_BASE_URL": llm.url,
-            "DEEPSIFT_LLM_API_KEY": "k",
-        }
-        command = [
-            sys.executable,
-            "-m",
-            "deepsift",
-            "batch",
-            str(questions),
-            "-o",
-            str(answers),
-            "--concurrency",
-            "1",
-        ]
-        process = subprocess.Popen(command, env=env, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 120
-        while (
-            time.monotonic() < deadline and len(read_rows(answers) if answers.exists() else []) < 2
-        ):
-            time.sleep(0.05)
-        os.kill(process.pid, signal.SIGKILL)
-        process.wait()
-        with answers.open("a") as handle:
-            handle.write('{"id": "q9", "question": "cut sh')  # a line the kill cut short
-        kept = answers.read_text().splitlines()[:-1]
-        before = {row["id"] for row in map(json.loads, kept) if row["error"] is None}
-        assert 2 <= len(before) < 5
-        asked = len([r for r in llm.requests if "SubQueries" in json.dumps(r)])
-
-        result = run_cli(
-            "batch",
-            str(questions),
-            "-o",
-            str(answers),
-            data=data,
-            DEEPSIFT_LLM_BASE_URL=llm.url,
-            DEEPSIFT_LLM_API_KEY="k",
-        )
-
-        decomposed = len([r for r in llm.requests if "SubQueries" in json.dumps(r)]) - asked
-    assert result.returncode == 0, result.stderr
-    assert f"{len(before)} already answered" in result.stderr
-    assert decomposed == 5 - len(before)  # only the remaining questions ran
-    ids = [row["id"] for row in read_rows(answers)]
-    assert sorted(ids) == ["q1", "q2", "q3", "q4", "q5"]  # each once, the cut line gone
 
 
 def test_a_bad_questions_line_names_the_file_and_line(data, tmp_path):
