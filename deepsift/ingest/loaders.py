@@ -80,7 +80,7 @@ def _load_pdf(path: Path) -> LoadedDocument:
         pages = [page.extract_text() or "" for page in reader.pages]
         title = (reader.metadata.title if reader.metadata else None) or path.stem
     except Exception as e:  # pypdf raises many types for one cause: a damaged file
-        raise LoadError(f"cannot read PDF ({_one_line(e)})") from None
+        raise LoadError(f"cannot read PDF ({type(e).__name__}: {e})") from None
     blocks = [Block(p.strip()) for page in pages for p in page.split("\n\n") if p.strip()]
     return LoadedDocument(title=str(title), blocks=blocks)
 
@@ -109,7 +109,7 @@ def _load_unstructured(path: Path) -> LoadedDocument:
     try:
         elements = partition(filename=str(path))
     except Exception as e:  # parsers raise many types for one cause: a damaged file
-        raise LoadError(f"cannot parse ({_one_line(e)})") from None
+        raise LoadError(f"cannot parse ({type(e).__name__}: {e})") from None
     blocks = []
     for element in elements:
         text = element.text.strip()
@@ -120,12 +120,6 @@ def _load_unstructured(path: Path) -> LoadedDocument:
         blocks.append(Block(text, depth))
     title = next((b.text for b in blocks if b.heading_depth is not None), path.stem)
     return LoadedDocument(title=title, blocks=blocks)
-
-
-def _one_line(e: Exception) -> str:
-    """A parser's error as one short line: some span lines, or quote a whole file's contents."""
-    text = " ".join(f"{type(e).__name__}: {e}".split())
-    return text if len(text) <= 200 else text[:199] + "…"
 
 
 def _looks_like_heading(text: str) -> bool:
