@@ -4,6 +4,7 @@ import json
 import multiprocessing
 import os
 import random
+import signal
 import time
 from pathlib import Path
 
@@ -49,19 +50,26 @@ def run_forked(argv: list[str], env: dict[str, str], cwd: Path) -> int:
 
 
 def kill_at_random_points(
-    argv: list[str], env: dict[str, str], output: Path, lines: int, rng: random.Random, kills=3
+    argv: list[str],
+    env: dict[str, str],
+    cwd: Path,
+    output: Path,
+    lines: int,
+    rng: random.Random,
+    kills: int = 3,
 ) -> list[int]:
     """Run `deepsift ARGV` `kills` times, each killed with SIGKILL at a random point before
     `output` holds `lines` lines; returns the lines each kill left."""
     left = []
     for target in sorted(rng.sample(range(lines - 3), kills)):  # leave some in flight or to go
-        process = forked(argv, env, output.parent)
+        process = forked(argv, env, cwd)
         deadline = time.monotonic() + 60
         while process.is_alive() and count_lines(output) < target and time.monotonic() < deadline:
             time.sleep(0.01)
         time.sleep(rng.uniform(0, 0.1))
         process.kill()  # SIGKILL; nothing if the run has finished
         process.join()
+        assert process.exitcode in (-signal.SIGKILL, 0), (cwd / "deepsift.log").read_text()
         left.append(count_lines(output))
     return left
 
@@ -115,7 +123,7 @@ def test_a_batch_killed_at_random_points_answers_every_question_exactly_once(tmp
         argv = ["batch", str(questions), "-o", str(answers), "--concurrency", "3"]
         seed = random.randrange(10**6)
 
-        left = kill_at_random_points(argv, env, answers, len(ids), random.Random(seed))
+        left = kill_at_random_points(argv, env, tmp_path, answers, len(ids), random.Random(seed))
         with answers.open("a") as handle:
             handle.write('{"id": "q9", "question": "cut sh')  # a line the kill cut short
         done = {row["id"] for row in map(json.loads, answers.read_text().splitlines()[:-1])}

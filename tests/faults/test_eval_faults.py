@@ -2,8 +2,10 @@
 kills at random points."""
 
 import json
+import random
 
 import pytest
+from test_batch_faults import kill_at_random_points, run_forked
 from test_eval import write_2wiki
 
 from deepsift.cli import main
@@ -114,3 +116,62 @@ def test_eval_retries_the_questions_that_errored(tmp_path, monkeypatch, capsys):
 
 def read_results(out) -> list[dict]:
     return [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+
+
+def test_an_eval_killed_at_random_points_scores_every_question_exactly_once(tmp_path):
+    dataset = tmp_path / "wiki.json"
+    ids = [f"q{n}" for n in range(8)]
+    dataset.write_text(json.dumps([wiki_question(qid) for qid in ids]))
+    out = tmp_path / "out"
+    argv = ["eval", "retrieval", "--dataset", str(dataset), "--max-iterations", "2"]
+    argv += ["--out", str(out)]
+    with FakeOpenAI(ScriptedResearcher(), delay=0.05) as llm:
+        env = {
+            "DEEPSIFT_DATA_DIR": str(tmp_path / "data"),
+            "DEEPSIFT_LLM_BASE_URL": llm.url,
+            "DEEPSIFT_LLM_API_KEY": "k",
+            "DEEPSIFT_EMBEDDING_BASE_URL": llm.url,  # no embedding model to load in each run
+            "DEEPSIFT_EMBEDDING_MODEL": "fake-embed",
+        }
+        seed = random.randrange(10**6)
+        rows = 3 * len(ids)  # naive at bound 0, deepsift at bounds 1 and 2
+
+        left = kill_at_random_points(
+            argv, env, tmp_path, out / "results.jsonl", rows, random.Random(seed)
+        )
+        with (out / "results.jsonl").open("a") as handle:
+            handle.write('{"agent": "deepsift", "id": "q7", "max_iter')  # a line a kill cut short
+        scored = {r["id"] for r in readable(out / "results.jsonl") if r["max_iterations"] == 2}
+        asked = len(llm.requests)
+
+        assert run_forked(argv, env, tmp_path) == 0, (tmp_path / "deepsift.log").read_text()
+
+        decomposed = [r for r in llm.requests[asked:] if "SubQueries" in json.dumps(r)]
+    found = sorted((r["agent"], r["id"], r["max_iterations"]) for r in read_results(out))
+    assert found == sorted(
+        [("naive", q, 0) for q in ids] + [("deepsift", q, b) for q in ids for b in (1, 2)]
+    ), f"seed {seed}, kills left {left}"
+    assert all(r["error"] is None for r in read_results(out))
+    assert len(decomposed) == len(ids) - len(scored)  # only the unscored ones ran again
+
+
+def wiki_question(qid: str) -> dict:
+    """A question in 2WikiMultiHopQA's shape, with two context paragraphs of its own."""
+    return {
+        "_id": qid,
+        "question": f"Where was the painter {qid} born?",
+        "answer": "Marrowby",
+        "context": [[f"{qid} Venn", [f"{qid} Venn is a painter."]], [f"{qid} town", ["A town."]]],
+        "supporting_facts": [[f"{qid} Venn", 0]],
+    }
+
+
+def readable(path) -> list[dict]:
+    """The rows of a results file a kill may have cut short."""
+    rows = []
+    for line in path.read_text().splitlines() if path.exists() else []:
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError:
+            pass
+    return rows
