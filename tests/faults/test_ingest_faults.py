@@ -165,18 +165,27 @@ def test_a_crash_at_any_write_of_an_ingest_converges_on_rerun_to_a_clean_ingest(
     assert len({row[0] for row in clean}) == 3 and len(clean) >= 10
 
 
-def test_ingest_killed_at_random_points_converges_on_rerun_to_a_clean_ingest(tmp_path):
-    """Embedded by a loopback endpoint: the kills are about the store, and it starts at once."""
-    folder = tmp_path / "docs"
-    folder.mkdir()
+def _notes(folder: Path, paragraphs: int) -> list[Path]:
+    """200 small notes of `paragraphs` chunks each (at chunk_chars 200); every tenth is empty,
+    so that ingest prints a line for it: a progress tick."""
+    folder.mkdir(exist_ok=True)
     for i in range(200):
-        text = f"Note {i}: the Orrin gauge read {i * 7 % 101} on day {i}.\n" if i % 10 else ""
-        (folder / f"{i:03}.txt").write_text(text)  # every tenth file is empty: a progress tick
-    good = sorted(p for p in folder.iterdir() if p.stat().st_size)
-    data = tmp_path / "data"
+        parts = [
+            f"Note {i}, part {n}: the Orrin read {i * n % 101} on day {i}. " * 3
+            for n in range(paragraphs)
+        ]
+        (folder / f"{i:03}.txt").write_text("\n\n".join(parts) if i % 10 else "")
+    return sorted(p for p in folder.iterdir() if p.stat().st_size)
+
+
+def test_ingest_killed_at_random_points_converges_on_rerun_to_a_clean_ingest(tmp_path):
+    """Killed while adding notes, then while replacing them with shorter versions. Embedded by
+    a loopback endpoint: the kills are about the store, and the process starts sooner."""
+    folder, data = tmp_path / "docs", tmp_path / "data"
     command = [sys.executable, "-m", "deepsift", "ingest", str(folder), "--collection", "docs"]
     seed = random.randrange(1_000_000)
-    ticks = sorted(random.Random(seed).sample(range(2, 19), 2))
+    adding = random.Random(seed).randrange(10, 19)
+    replacing = random.Random(seed).randrange(2, adding)  # among the notes added before
 
     with FakeOpenAI(lambda body: "") as embeddings:
         env = {
@@ -185,13 +194,16 @@ def test_ingest_killed_at_random_points_converges_on_rerun_to_a_clean_ingest(tmp
             "DEEPSIFT_DATA_DIR": str(data),
             "DEEPSIFT_EMBEDDING_BASE_URL": embeddings.url,
             "DEEPSIFT_EMBEDDING_MODEL": "fake-embed",
+            "DEEPSIFT_CHUNK_CHARS": "200",
+            "DEEPSIFT_CHUNK_OVERLAP": "0",
         }
-        for tick in ticks:  # killed as it reports its tick-th empty file, the writer mid-flight
+        for paragraphs, tick in ((3, adding), (2, replacing)):
+            notes = _notes(folder, paragraphs)
             child = subprocess.Popen(
                 command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
             )
             seen = 0
-            for line in child.stderr:
+            for line in child.stderr:  # killed at a tick, while the writer writes the note before
                 seen += line.startswith("skipped")
                 if seen == tick:
                     child.send_signal(signal.SIGKILL)
@@ -201,9 +213,9 @@ def test_ingest_killed_at_random_points_converges_on_rerun_to_a_clean_ingest(tmp
         finished = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
 
     assert finished.returncode == 0, finished.stderr
-    settings = Settings(data_dir=data)
+    settings = Settings(data_dir=data, chunk_chars=200, chunk_overlap=0)
     with Store(settings) as store:
-        assert _rows(store, "docs") == _expected_rows(good, settings), f"seed {seed}"
+        assert _rows(store, "docs") == _expected_rows(notes, settings), f"seed {seed}"
 
 
 def _refuse_scandir(monkeypatch, folder: Path) -> None:
@@ -213,7 +225,7 @@ def _refuse_scandir(monkeypatch, folder: Path) -> None:
     real = os.scandir
 
     def scandir(path="."):
-        if Path(path).resolve() == folder.resolve():
+        if isinstance(path, str | os.PathLike) and Path(path).resolve() == folder.resolve():
             raise PermissionError(13, "Permission denied", str(path))
         return real(path)
 
