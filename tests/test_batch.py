@@ -4,6 +4,7 @@ import time
 
 import pytest
 
+from deepsift.cli import main
 from deepsift.embed_batcher import EmbedBatcher
 
 from conftest import CORPUS, run_cli
@@ -121,19 +122,12 @@ def test_batch_answers_every_question_in_the_research_json_shape(data, tmp_path)
     assert "failed q2" in result.stderr and "2 answered, 1 failed" in result.stderr
 
 
-def test_a_bad_questions_line_names_the_file_and_line(data, tmp_path):
+def test_a_bad_questions_line_names_the_file_and_line(tmp_path, capsys):
     questions = tmp_path / "q.jsonl"
     questions.write_text('{"id": 1, "question": "ok?"}\n{"id": 2}\n')
 
-    result = run_cli(
-        "batch",
-        str(questions),
-        "-o",
-        str(tmp_path / "a.jsonl"),
-        data=data,
-        DEEPSIFT_LLM_BASE_URL="http://127.0.0.1:9/v1",
-        DEEPSIFT_LLM_API_KEY="k",
-    )
+    with pytest.raises(SystemExit) as exit:
+        main(["batch", str(questions), "-o", str(tmp_path / "a.jsonl")])
 
-    assert result.returncode == 2
-    assert f'{questions}:2 needs a "question"' in result.stderr
+    assert exit.value.code == 2
+    assert f'{questions}:2 needs a "question"' in capsys.readouterr().err

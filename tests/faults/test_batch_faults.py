@@ -96,7 +96,7 @@ def test_a_questions_file_that_is_not_utf8_is_one_line_naming_file_and_line(tmp_
 
 
 def test_a_batch_killed_at_random_points_answers_every_question_exactly_once(tmp_path, monkeypatch):
-    with FakeOpenAI(ScriptedResearcher(), delay=0.1) as llm:
+    with FakeOpenAI(ScriptedResearcher(), delay=0.05) as llm:
         env = {
             "DEEPSIFT_DATA_DIR": str(tmp_path / "data"),
             "DEEPSIFT_LLM_BASE_URL": llm.url,
@@ -112,7 +112,7 @@ def test_a_batch_killed_at_random_points_answers_every_question_exactly_once(tmp
         science = ["ingest", str(corpus), "--collection", "science"]
         assert run_forked(science, env, tmp_path) == 0
         questions = tmp_path / "q.jsonl"
-        ids = [f"q{n}" for n in range(12)]
+        ids = [f"q{n}" for n in range(8)]
         questions.write_text(
             "".join(
                 json.dumps({"id": i, "question": f"{i}: what did Kestrel Works cost?"}) + "\n"
@@ -120,7 +120,7 @@ def test_a_batch_killed_at_random_points_answers_every_question_exactly_once(tmp
             )
         )
         answers = tmp_path / "a.jsonl"
-        argv = ["batch", str(questions), "-o", str(answers), "--concurrency", "3"]
+        argv = ["batch", str(questions), "-o", str(answers), "--concurrency", "2"]
         seed = random.randrange(10**6)
 
         left = kill_at_random_points(argv, env, tmp_path, answers, len(ids), random.Random(seed))

@@ -96,7 +96,7 @@ def test_eval_retries_the_questions_that_errored(tmp_path, monkeypatch, capsys):
         monkeypatch.setenv("DEEPSIFT_DATA_DIR", str(tmp_path / "data"))
         monkeypatch.setenv("DEEPSIFT_LLM_BASE_URL", llm.url)
         monkeypatch.setenv("DEEPSIFT_LLM_API_KEY", "k")
-        monkeypatch.setenv("DEEPSIFT_MAX_ITERATIONS", "1")
+        monkeypatch.setenv("DEEPSIFT_LLM_RETRIES", "0")  # q2 fails at once
         assert run_main(*args, "--max-iterations", "2") == 0
         failed = [r["id"] for r in read_results(out) if r["error"]]
         responder.broken = False
@@ -120,7 +120,7 @@ def read_results(out) -> list[dict]:
 
 def test_an_eval_killed_at_random_points_scores_every_question_exactly_once(tmp_path):
     dataset = tmp_path / "wiki.json"
-    ids = [f"q{n}" for n in range(8)]
+    ids = [f"q{n}" for n in range(6)]
     dataset.write_text(json.dumps([wiki_question(qid) for qid in ids]))
     out = tmp_path / "out"
     argv = ["eval", "retrieval", "--dataset", str(dataset), "--max-iterations", "2"]
@@ -140,7 +140,7 @@ def test_an_eval_killed_at_random_points_scores_every_question_exactly_once(tmp_
             argv, env, tmp_path, out / "results.jsonl", rows, random.Random(seed)
         )
         with (out / "results.jsonl").open("a") as handle:
-            handle.write('{"agent": "deepsift", "id": "q7", "max_iter')  # a line a kill cut short
+            handle.write('{"agent": "deepsift", "id": "q5", "max_iter')  # a line a kill cut short
         scored = {r["id"] for r in readable(out / "results.jsonl") if r["max_iterations"] == 2}
         asked = len(llm.requests)
 
