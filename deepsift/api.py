@@ -3,7 +3,7 @@
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import Any, Literal
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -13,6 +13,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command, StateSnapshot
 from pydantic import BaseModel
 
+from deepsift import replies
 from deepsift.agents import AGENTS
 from deepsift.config import Settings
 from deepsift.deps import Deps
@@ -120,12 +121,15 @@ def research(
                 **({"report_language": language} if language is not None else {}),
             }
         try:
-            saved = _advance(graph, run_input, saved, config, on_update, reviewer)
+            with replies.kept_for(thread_id) if checkpoints else nullcontext():
+                saved = _advance(graph, run_input, saved, config, on_update, reviewer)
         except Exception as e:
             reason = endpoint_failure(e)
             if reason is None or not checkpoints:
                 raise
             raise RunStopped(reason, thread_id) from e
+        if not saved.next and isinstance(deps.llm.cache, replies.RunReplies):
+            deps.llm.cache.forget(thread_id)  # finished: nothing will resume it
     return _result(agent, saved, thread_id, time.monotonic() - started)
 
 

@@ -17,6 +17,7 @@ from langchain_openai import ChatOpenAI, OpenAIEmbeddings
 
 from deepsift.config import Settings
 from deepsift.errors import UserError
+from deepsift.replies import RunReplies
 
 
 class ModelError(UserError):
@@ -286,4 +287,5 @@ def chat_model(settings: Settings) -> ChatOpenAI:
         http_client=_WatchedClient(timeout=timeout),
         timeout=timeout,
         max_retries=0 if local else settings.llm_retries,
+        cache=RunReplies(settings.data_dir / "replies.sqlite"),
     )

@@ -1,5 +1,6 @@
 import re
 from concurrent.futures import ThreadPoolExecutor
+from contextvars import copy_context
 from threading import Lock
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
@@ -46,7 +47,10 @@ def synthesize(state: ResearchState, deps: Deps) -> dict:
     writer = _Writer(state, deps, shown, language, may_rewrite)
     words = shape.section_words(len(planned))
     with ThreadPoolExecutor(max_workers=settings.llm_parallel) as pool:
-        sections = list(pool.map(lambda s: writer.section(s, words), planned))
+        # Each section in a copy of this step's context: its calls stay part of the graph run
+        # (callbacks, the replies a checkpointed run keeps: deepsift.replies).
+        sections = [pool.submit(copy_context().run, writer.section, s, words) for s in planned]
+        sections = [section.result() for section in sections]
     sections = _distinct_headings(sections, planned)
     body = [f"## {heading}\n\n{render(said)}" for heading, said in sections]
     title, findings, conclusion = state["question"], [], []

@@ -4,6 +4,7 @@ resume (exit 2); resuming against a working endpoint repeats no finished LLM cal
 import json
 import re
 import socket
+import sqlite3
 import threading
 import time
 from pathlib import Path
@@ -90,10 +91,11 @@ def clean_calls(corpus_uri, tmp_path_factory) -> list[str]:
         ("SubQueries", "close"),  # decompose
         ("Reflection", "500"),  # the searches' round: reflect after route and search
         ("CitedSection", "close"),  # synthesis: its first section
+        ("ReportFrame", "500"),  # synthesis, after its sections: kept replies, not asked again
     ],
 )
 def test_a_run_whose_endpoint_dies_names_its_thread_and_resumes_without_repeating_calls(
-    cli, clean_calls, dies_at, failure
+    cli, clean_calls, dies_at, failure, tmp_path
 ):
     assert dies_at in clean_calls
     scripted = ScriptedResearcher(follow_ups=[])  # one round: route, search, reflect
@@ -114,7 +116,10 @@ def test_a_run_whose_endpoint_dies_names_its_thread_and_resumes_without_repeatin
     assert status == 0 and result["thread_id"] == thread and result["sources"]
     both = [schema_name(body) for body in dying.requests + working.requests]
     assert sorted(both) == sorted(clean_calls)  # nothing finished was asked again
+    assert result["usage"]["llm_calls"] == len(clean_calls)  # kept replies still count
     assert schema_name(working.requests[0]) == dies_at  # resumed at the step that failed
+    kept = sqlite3.connect(tmp_path / "data" / "replies.sqlite")
+    assert kept.execute("SELECT count(*) FROM replies").fetchone() == (0,)  # finished: forgotten
 
 
 def test_a_silent_endpoint_is_named_as_silent_and_given_up_on_after_its_deadline(cli):
