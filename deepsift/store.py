@@ -255,7 +255,7 @@ class Store:
                 # Two hashes for one source, or PENDING: an interrupted replacement, redone.
                 known = found.setdefault(row["source"], row["doc_hash"])
                 if known != row["doc_hash"]:
-                    found[row["source"]] = ""
+                    found[row["source"]] = PENDING
         iterator.close()
         return found
 
