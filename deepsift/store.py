@@ -132,7 +132,8 @@ def _open(settings: Settings) -> MilvusClient:
             waited = f" (waited {settings.store_wait:g} s)" if settings.store_wait else ""
             raise StoreError(
                 f"the Milvus Lite database {uri} is in use by another process{waited}; wait for "
-                "it to finish (store_wait), or set DEEPSIFT_MILVUS_URI to a Milvus server"
+                "it (--wait SECONDS, setting store_wait), or set DEEPSIFT_MILVUS_URI to a Milvus "
+                "server"
             )
         if not waiting:
             logging.getLogger(__name__).warning(
