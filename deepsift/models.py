@@ -65,6 +65,10 @@ class LocalEmbedder:
         self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = os.cpu_count() or 1
+        # A memory pattern is planned and kept for every input shape seen, so a long batch grew
+        # by hundreds of MB; without it the arena stays at the largest batch (benchmarks/batch.py
+        # --memory), at no measurable speed cost.
+        options.enable_mem_pattern = False
         self._session = onnxruntime.InferenceSession(
             str(model), options, providers=["CPUExecutionProvider"]
         )
