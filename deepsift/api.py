@@ -95,7 +95,7 @@ def research(
     settings = settings or Settings()
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
-    thread_id = thread_id or uuid.uuid4().hex[:12]
+    thread_id = thread_id or new_thread_id()
     with _resources(settings, deps, checkpoints) as (deps, saver):
         agent, graph, saved = _thread(agent, deps, saver, thread_id)
         bounds = {"max_iterations": max_iterations, "max_searches": max_searches}
@@ -131,6 +131,10 @@ def research(
         if not saved.next and isinstance(deps.llm.cache, replies.RunReplies):
             deps.llm.cache.forget(thread_id)  # finished: nothing will resume it
     return _result(agent, saved, thread_id, time.monotonic() - started)
+
+
+def new_thread_id() -> str:
+    return uuid.uuid4().hex[:12]
 
 
 @contextmanager

@@ -22,24 +22,34 @@ def run_research(args: argparse.Namespace, settings: Settings) -> int:
     if args.output:  # before the run: a finished report must have somewhere to go
         check_output(args.output)
         report_format(args.output, args.format)
-    from deepsift.api import research
+    from deepsift.api import new_thread_id, research
 
-    with err.status("starting", spinner="dots") as status, _resumable():
-        result = research(
-            args.question,
-            settings,
-            agent=args.agent,
-            collections=args.collections,
-            max_iterations=args.max_iterations,
-            max_searches=args.max_searches,
-            thread_id=args.thread,
-            on_update=live_view(status),
-            web=args.web,
-            review=args.review,
-            reviewer=_ask_reviewer(status),
-            length=args.length,
-            language=args.language,
+    thread_id = args.thread or new_thread_id()  # known here, so an interrupted run can name it
+    try:
+        with err.status("starting", spinner="dots") as status, _resumable():
+            result = research(
+                args.question,
+                settings,
+                agent=args.agent,
+                collections=args.collections,
+                max_iterations=args.max_iterations,
+                max_searches=args.max_searches,
+                thread_id=thread_id,
+                on_update=live_view(status),
+                web=args.web,
+                review=args.review,
+                reviewer=_ask_reviewer(status),
+                length=args.length,
+                language=args.language,
+            )
+    except KeyboardInterrupt:
+        err.print(
+            f"interrupted; the finished steps are saved: resume with: deepsift research "
+            f"--thread {thread_id}",
+            highlight=False,
+            soft_wrap=True,
         )
+        return 130
     for note in result.notes:
         err.print(f"[yellow]note:[/yellow] {note}", highlight=False, soft_wrap=True)
     if result.status == "paused":

@@ -160,3 +160,22 @@ def test_the_live_view_shows_how_long_a_model_call_has_been_waiting():
 
     assert shown == "routing · waiting for the model (1 s)"
     assert step.__rich__() == "routing"
+
+
+def test_an_interrupted_run_names_the_thread_that_resumes_it(monkeypatch, capsys, tmp_path):
+    import deepsift.api
+
+    given = {}
+
+    def interrupted(question, settings, **options):  # Ctrl-C part way through the run
+        given["thread"] = options["thread_id"]
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(deepsift.api, "research", interrupted)
+    monkeypatch.setenv("DEEPSIFT_DATA_DIR", str(tmp_path / "data"))
+    with pytest.raises(SystemExit) as ended:
+        main(["research", QUESTION])
+
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert ended.value.code == 130 and given["thread"]
+    assert last.endswith(f"resume with: deepsift research --thread {given['thread']}")
