@@ -8,6 +8,12 @@ from pydantic import BaseModel, BeforeValidator
 from deepsift.untrusted import visible
 
 WRITTEN_MARKS = re.compile(r"\s*\[\d+(?:\s*[,;]\s*\d+)*\]")
+# "..., as stated in the document examples/x.pdf." ending a sentence: small models name their
+# source in prose though told not to; the excerpts cite it, so the clause goes.
+_NAMED_SOURCE = re.compile(
+    r",?\s+as (?:stated|reported|noted|mentioned|described|indicated) in [^,;!?]*?([.!?]?)$",
+    re.IGNORECASE,
+)
 
 
 class CitedSentence(BaseModel):
@@ -63,6 +69,7 @@ def clean(sentences: list[CitedSentence], citable: set[int] | None = None) -> li
         # One line, without hidden characters a document may have lent it: a sentence cannot
         # start a heading or a list (a Sources list) of its own.
         text = " ".join(visible(WRITTEN_MARKS.sub("", sentence.text)).split())
+        text = _NAMED_SOURCE.sub(r"\1", text)
         if not text or text in seen:
             continue
         seen.add(text)

@@ -39,3 +39,22 @@ def test_a_reply_cut_off_mid_sentence_keeps_the_sentences_before_the_cut():
 
     assert frame.title == "T" and [s.text for s in frame.findings] == ["A."]
     assert frame.conclusion == []
+
+
+def test_a_closing_clause_naming_the_source_is_left_to_the_citation():
+    text = CitedText(
+        sentences=[
+            CitedSentence(
+                text="The plant cost EUR 22.8 million, as stated in the document "
+                "examples/corpus/science/kestrel_works_design_basis.pdf.",
+                excerpts=[3],
+            ),
+            CitedSentence(text="Phosphorus fell as reported in the 2025 report!", excerpts=[1]),
+            CitedSentence(text="The plant, as stated in the minutes, cost more.", excerpts=[2]),
+        ]
+    )
+
+    assert text.render() == (
+        "The plant cost EUR 22.8 million [3]. Phosphorus fell [1]! "
+        "The plant, as stated in the minutes, cost more [2]."
+    )
