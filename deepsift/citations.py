@@ -10,7 +10,7 @@ from pathlib import Path
 
 from deepsift.report_shape import Labels, labels
 from deepsift.state import Chunk, Source
-from deepsift.untrusted import visible
+from deepsift.untrusted import flat, visible
 
 # A mark with the spaces before it: a mark that is removed takes them along ("made up [7]." ->
 # "made up.") and leaves the rest of the text as it was.
@@ -93,7 +93,7 @@ def notes_section(failures: list[str], remarks: list[str], heading: str = "Notes
     if failures:
         lines.append("- Some sources could not be searched or read:")
         # A failure names a URL from a search result: one line, so it cannot add a heading.
-        lines += [f"  - {' '.join(visible(f).split())}" for f in dict.fromkeys(failures)]
+        lines += [f"  - {flat(failure)}" for failure in dict.fromkeys(failures)]
     return f"## {heading}\n\n" + "\n".join(lines) if lines else ""
 
 
@@ -105,11 +105,11 @@ def sources_section(sources: list[Source], heading: str = "Sources") -> str:
 def _title(title: str) -> str:
     """A document's title on one line, its Markdown marks escaped: a title cannot add a line
     to the list, a citation mark or a code span."""
-    return re.sub(r"([\\`\[\]<>])", r"\\\1", " ".join(visible(title).split()))
+    return re.sub(r"([\\`\[\]<>])", r"\\\1", flat(title))
 
 
 def _code(path: str) -> str:
     """`path` as a code span on one line, fenced by more backticks than it holds."""
-    path = " ".join(visible(path).split())
+    path = flat(path)
     fence = "`" * (max(map(len, re.findall("`+", path)), default=0) + 1)
     return f"{fence} {path} {fence}" if fence != "`" else f"`{path}`"

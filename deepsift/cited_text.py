@@ -5,7 +5,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator
 
-from deepsift.untrusted import visible
+from deepsift.untrusted import flat
 
 WRITTEN_MARKS = re.compile(r"\s*\[\d+(?:\s*[,;]\s*\d+)*\]")
 # "..., as stated in the document examples/x.pdf." ending a sentence: small models name their
@@ -68,7 +68,7 @@ def clean(sentences: list[CitedSentence], citable: set[int] | None = None) -> li
     for sentence in sentences:
         # One line, without hidden characters a document may have lent it: a sentence cannot
         # start a heading or a list (a Sources list) of its own.
-        text = " ".join(visible(WRITTEN_MARKS.sub("", sentence.text)).split())
+        text = flat(WRITTEN_MARKS.sub("", sentence.text))
         text = _NAMED_SOURCE.sub(r"\1", text)
         if not text or text in seen:
             continue

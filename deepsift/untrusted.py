@@ -35,6 +35,12 @@ def visible(text: str) -> str:
     return _HIDDEN.sub("", text)
 
 
+def flat(text: str) -> str:
+    """Visible `text` on one line: shown outside a quote, it cannot start a line of its own (a
+    heading, a list item)."""
+    return " ".join(visible(text).split())
+
+
 def as_data(text: str) -> str:
     """Visible `text` without anything a model could read as a quote marker or a special
     token, however it is spelled; removed until none is left (removing one can join another)."""
