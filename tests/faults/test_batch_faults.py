@@ -95,16 +95,21 @@ def test_a_questions_file_that_is_not_utf8_is_one_line_naming_file_and_line(tmp_
     assert not (tmp_path / "a.jsonl").exists()
 
 
+def scripted_env(tmp_path: Path, url: str) -> dict[str, str]:
+    """Settings of a killed run: data in tmp_path, chat and embeddings from the loopback `url`
+    (no embedding model to load in each run)."""
+    return {
+        "DEEPSIFT_DATA_DIR": str(tmp_path / "data"),
+        "DEEPSIFT_LLM_BASE_URL": url,
+        "DEEPSIFT_LLM_API_KEY": "k",
+        "DEEPSIFT_EMBEDDING_BASE_URL": url,
+        "DEEPSIFT_EMBEDDING_MODEL": "fake-embed",
+    }
+
+
 def test_a_batch_killed_at_random_points_answers_every_question_exactly_once(tmp_path, monkeypatch):
     with FakeOpenAI(ScriptedResearcher(), delay=0.05) as llm:
-        env = {
-            "DEEPSIFT_DATA_DIR": str(tmp_path / "data"),
-            "DEEPSIFT_LLM_BASE_URL": llm.url,
-            "DEEPSIFT_LLM_API_KEY": "k",
-            "DEEPSIFT_EMBEDDING_BASE_URL": llm.url,  # no embedding model to load in each run
-            "DEEPSIFT_EMBEDDING_MODEL": "fake-embed",
-            "DEEPSIFT_MAX_ITERATIONS": "1",
-        }
+        env = scripted_env(tmp_path, llm.url) | {"DEEPSIFT_MAX_ITERATIONS": "1"}
         corpus = tmp_path / "corpus"  # as plain text: no document parser to load
         corpus.mkdir()
         for path in (CORPUS / "science").glob("*.md"):

@@ -5,7 +5,7 @@ import json
 import random
 
 import pytest
-from test_batch_faults import kill_at_random_points, run_forked
+from test_batch_faults import kill_at_random_points, run_forked, scripted_env
 from test_eval import write_2wiki
 
 from deepsift.cli import main
@@ -126,13 +126,7 @@ def test_an_eval_killed_at_random_points_scores_every_question_exactly_once(tmp_
     argv = ["eval", "retrieval", "--dataset", str(dataset), "--max-iterations", "2"]
     argv += ["--out", str(out)]
     with FakeOpenAI(ScriptedResearcher(), delay=0.05) as llm:
-        env = {
-            "DEEPSIFT_DATA_DIR": str(tmp_path / "data"),
-            "DEEPSIFT_LLM_BASE_URL": llm.url,
-            "DEEPSIFT_LLM_API_KEY": "k",
-            "DEEPSIFT_EMBEDDING_BASE_URL": llm.url,  # no embedding model to load in each run
-            "DEEPSIFT_EMBEDDING_MODEL": "fake-embed",
-        }
+        env = scripted_env(tmp_path, llm.url)
         seed = random.randrange(10**6)
         rows = 3 * len(ids)  # naive at bound 0, deepsift at bounds 1 and 2
 
