@@ -19,18 +19,17 @@ from langgraph.types import Command
 from typing_extensions import TypedDict
 
 from deepsift import budget
-from deepsift.citations import cited_report
-from deepsift.cited_text import CitedText
 from deepsift.deps import Deps
 from deepsift.excerpts import numbered
 from deepsift.nodes.route import plan_routes
 from deepsift.nodes.search import search_source
 from deepsift.prompts import search_o1 as prompt
 from deepsift.queries import clean_queries
+from deepsift.short_report import short_report
 from deepsift.sources import WEB, available_sources, resolve_sources
 from deepsift.state import Chunk, RunState, Usage, allow_state_types, merge_chunks, usage_of
 from deepsift.steps import step
-from deepsift.structured import ask_structured, strip_thinking
+from deepsift.structured import strip_thinking
 from deepsift.untrusted import as_data
 
 EXCERPTS_PER_SEARCH = 5
@@ -166,34 +165,10 @@ def finish(state: SearchO1State, deps: Deps) -> dict:
         usage = usage_of(reply)
         text = strip_thinking(str(reply.content)).strip()
         answer = _answer(text) or _last_line(text)
-    shown = _report_excerpts(state)
-    body = [f"# {state['question']}", f"**Answer:** {answer or 'not found'}"]
-    if shown:
-        number = {chunk.id: n for n, chunk in enumerate(shown, 1)}
-        excerpts = numbered(shown, number)
-        messages = [
-            SystemMessage(prompt.REPORT_SYSTEM),
-            HumanMessage(
-                prompt.REPORT_USER.format(
-                    question=state["question"], answer=answer, excerpts=excerpts
-                )
-            ),
-        ]
-        reply, cost = ask_structured(
-            deps.llm, messages, CitedText, max_tokens=deps.settings.section_tokens
-        )
-        usage = usage + cost
-        findings = reply.render(set(number.values())) if reply else ""
-        body.append(f"## Findings\n\n{findings or 'The findings could not be written.'}")
-    else:
-        body.append("Nothing relevant was found in the searched sources.")
-    report, sources = cited_report("\n\n".join(body), shown, state.get("notes", []))
-    return {
-        "answer": answer,
-        "report": report,
-        "sources": sources,
-        "usage": usage,
-    }
+    report, sources, cost = short_report(
+        state["question"], answer, _report_excerpts(state), state.get("notes", []), deps
+    )
+    return {"answer": answer, "report": report, "sources": sources, "usage": usage + cost}
 
 
 def _result(knowledge: str) -> dict:
