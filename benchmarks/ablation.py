@@ -46,7 +46,7 @@ def first_round(question: str, queries: list[str], use: tuple, ctx, weight: floa
     with_question, with_subs, hops, rerank = use
 
     def search(query: str, k: int, of_question: bool = False, w: float = 1.0) -> dict:
-        hits = store.search(name, query, embedder.embed([query])[0], k)
+        hits = store.search(name, query, embedder.embed_queries([query])[0], k)
         return result_list(hits, of_question, w)
 
     chunks: dict[str, Chunk] = {}
@@ -71,7 +71,7 @@ def first_round(question: str, queries: list[str], use: tuple, ctx, weight: floa
 def by_similarity(question: str, order: list[Chunk], embedder, depth: int = 20) -> list[Chunk]:
     """The top `depth` fused again with their cosine similarity to the question (RRF)."""
     head, tail = order[:depth], order[depth:]
-    vectors = embedder.embed([question] + [c.text for c in head])
+    vectors = embedder.embed_queries([question]) + embedder.embed([c.text for c in head])
     similarity = [sum(a * b for a, b in zip(vectors[0], v, strict=True)) for v in vectors[1:]]
     by_cosine = sorted(range(len(head)), key=lambda i: -similarity[i])
     score = {i: 1 / (60 + r) for r, i in enumerate(range(len(head)), 1)}

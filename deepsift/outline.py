@@ -34,7 +34,8 @@ def outline(
     orphans = [c for c in order[: sections * excerpts] if c.query not in of_query]
     if orphans:
         firsts = [topic[0] for topic in topics]
-        nearest = similarities(embedder, [c.text for c in orphans], firsts).argmax(axis=1)
+        texts = [c.text for c in orphans]
+        nearest = similarities(embedder, firsts, texts, documents=True).argmax(axis=0)
         home = {c.id: int(n) for c, n in zip(orphans, nearest, strict=True)}
     else:
         home = {}

@@ -5,10 +5,12 @@ signal) and the embedding model and dimension its vectors were made with.
 """
 
 import fcntl
+import hashlib
 import logging
 import os
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -48,6 +50,10 @@ PENDING = ""
 # A Milvus string literal knows only these escapes (not json's \uXXXX); all else stands as itself.
 _LITERAL_ESCAPES = str.maketrans({"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r"})
 _WAIT_STEP = 0.5  # seconds between tries to open a Milvus Lite file another process holds
+# A collection's copy being re-embedded (`reembed`); hidden from the listing, and once complete
+# (its property "deepsift.rebuilds" names the original) it replaces the original.
+_REBUILD_PREFIX = "_rebuild_"
+_REBUILD_BATCH = 256
 
 
 class StoreError(UserError):
@@ -92,10 +98,10 @@ class CollectionInfo(BaseModel):
 def check_collection_name(name: str) -> str:
     if name == "web":
         raise StoreError("collection name 'web' is taken by the web source: choose another")
-    if not _NAME.match(name):
+    if not _NAME.match(name) or name.startswith(_REBUILD_PREFIX):
         raise StoreError(
             f"collection name {name!r} is invalid: "
-            "use letters, digits and _, not starting with a digit"
+            f"use letters, digits and _, not starting with a digit or {_REBUILD_PREFIX}"
         )
     return name
 
@@ -158,6 +164,7 @@ class Store:
     def __init__(self, settings: Settings) -> None:
         self._client = _open(settings)
         self._loaded: set[str] = set()
+        self._finish_rebuilds()
 
     def close(self) -> None:
         self._client.close()
@@ -169,7 +176,8 @@ class Store:
         self.close()
 
     def names(self) -> list[str]:
-        return sorted(self._client.list_collections())
+        names = self._client.list_collections()
+        return sorted(name for name in names if not name.startswith(_REBUILD_PREFIX))
 
     def exists(self, name: str) -> bool:
         return self._client.has_collection(name)
@@ -193,6 +201,9 @@ class Store:
                     name, properties={"deepsift.description": description}
                 )
             return
+        self._create(name, description or "", embedder)
+
+    def _create(self, name: str, description: str, embedder: Embedder) -> None:
         schema = MilvusClient.create_schema(auto_id=False, enable_dynamic_field=False)
         schema.add_field("id", DataType.VARCHAR, is_primary=True, max_length=64)
         schema.add_field("text", DataType.VARCHAR, max_length=MAX_TEXT_BYTES, enable_analyzer=True)
@@ -219,7 +230,7 @@ class Store:
             schema=schema,
             index_params=index,
             properties={
-                "deepsift.description": description or "",
+                "deepsift.description": description,
                 "deepsift.embedding_model": embedder.name,
                 "deepsift.dim": str(embedder.dim),
             },
@@ -234,7 +245,7 @@ class Store:
             raise StoreError(
                 f"collection {name!r} was built with embedding model {model} ({dim}-d) but the "
                 f"configured embedder is {embedder.name} ({embedder.dim}-d): configure {model}, "
-                "or ingest into a new collection"
+                f"or rebuild it with this one: deepsift collections reembed {name}"
             )
 
     def _load(self, name: str) -> None:
@@ -317,6 +328,52 @@ class Store:
             raise StoreError(f"no collection named {name!r}: see `deepsift collections`")
         self._client.drop_collection(name)
         self._loaded.discard(name)
+
+    def reembed(
+        self,
+        name: str,
+        embedder: Embedder,
+        on_progress: Callable[[int, int], None] = lambda done, total: None,
+    ) -> int:
+        """Rebuild a collection's vectors with `embedder`; returns the chunks re-embedded.
+
+        A copy is built beside the collection and replaces it only when complete, so an
+        interrupted rebuild leaves the collection as it was (the copy is redone next time)."""
+        self._load(name)
+        copy = _REBUILD_PREFIX + hashlib.sha256(name.encode()).hexdigest()[:16]
+        if self.exists(copy):
+            self._client.drop_collection(copy)
+        self._create(copy, self.description(name), embedder)
+        total, done = self.count(name), 0
+        fields = ["id", "text", "source", "title", "position", "doc_hash", "metadata"]
+        rows = self._client.query_iterator(
+            name, batch_size=_REBUILD_BATCH, filter="", output_fields=fields
+        )
+        while batch := rows.next():
+            vectors = embedder.embed([row["text"] for row in batch])
+            rebuilt = [{**row, "dense": v} for row, v in zip(batch, vectors, strict=True)]
+            self._client.insert(copy, rebuilt)
+            done += len(batch)
+            on_progress(done, total)
+        rows.close()
+        self.flush(copy)
+        self._client.alter_collection_properties(copy, properties={"deepsift.rebuilds": name})
+        self._replace(copy, name)
+        return done
+
+    def _replace(self, copy: str, name: str) -> None:
+        """The complete copy takes the original's name; re-run on open if a crash came between."""
+        if self.exists(name):
+            self._client.drop_collection(name)
+        self._client.rename_collection(copy, name)
+        self._loaded -= {copy, name}
+
+    def _finish_rebuilds(self) -> None:
+        for copy in self._client.list_collections():
+            if copy.startswith(_REBUILD_PREFIX):
+                name = self._properties(copy).get("deepsift.rebuilds")
+                if name and not self.exists(name):
+                    self._replace(copy, name)
 
     def search(self, name: str, query: str, vector: list[float], k: int) -> list[Chunk]:
         """Hybrid search: dense cosine and BM25 candidates fused by reciprocal rank (k=60)."""

@@ -23,6 +23,9 @@ class SlowEmbedder:
         time.sleep(0.05)
         return [[float(len(text))] for text in texts]
 
+    def embed_queries(self, texts: list[str]) -> list[list[float]]:
+        return [[-v[0]] for v in self.embed(texts)]  # a query's vector differs from a document's
+
 
 def test_concurrent_embedding_requests_are_served_in_one_batch_each_getting_its_own():
     inner = SlowEmbedder()
@@ -41,6 +44,25 @@ def test_concurrent_embedding_requests_are_served_in_one_batch_each_getting_its_
     assert results == {n: [[float(n)], [float(n + 100)]] for n in range(1, 9)}
     assert batcher.requests == 8 and batcher.model_calls == len(inner.batches) <= 2
     assert sum(len(b) for b in inner.batches) == 16
+
+
+def test_queries_and_documents_in_flight_together_are_embedded_each_their_own_way():
+    inner = SlowEmbedder()
+    batcher = EmbedBatcher(inner, window=0.05)
+    results: dict[int, list[list[float]]] = {}
+
+    def ask(n: int) -> None:
+        embed = batcher.embed_queries if n % 2 else batcher.embed
+        results[n] = embed(["x" * n])
+
+    threads = [threading.Thread(target=ask, args=(n,)) for n in range(1, 7)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert results == {n: [[-float(n) if n % 2 else float(n)]] for n in range(1, 7)}
+    assert batcher.model_calls == len(inner.batches) <= 4
 
 
 def test_an_embedding_failure_reaches_every_waiting_caller():

@@ -101,8 +101,10 @@ def _parser() -> argparse.ArgumentParser:
     ingest.add_argument("--prune", action="store_true", help="remove files that no longer exist")
     ingest.set_defaults(run=run_ingest)
 
-    collections = commands.add_parser("collections", help="list collections, or drop one")
-    collections.add_argument("action", nargs="?", choices=["drop"])
+    collections = commands.add_parser(
+        "collections", help="list collections, drop one, or re-embed one with the current embedder"
+    )
+    collections.add_argument("action", nargs="?", choices=["drop", "reembed"])
     collections.add_argument("name", nargs="?")
     collections.add_argument("--json", action="store_true")
     collections.set_defaults(run=run_collections)

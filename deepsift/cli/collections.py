@@ -1,25 +1,32 @@
-"""`deepsift collections`: list the collections, or drop one."""
+"""`deepsift collections`: list the collections, drop one, or re-embed one."""
 
 import argparse
 import json
+from typing import TYPE_CHECKING
 
+from rich.progress import Progress
 from rich.table import Table
 
 from deepsift.cli.console import err, out
 from deepsift.config import Settings
 from deepsift.errors import UserError
 
+if TYPE_CHECKING:
+    from deepsift.store import Store
+
 
 def run_collections(args: argparse.Namespace, settings: Settings) -> int:
     from deepsift.store import Store
 
     with Store(settings) as store:
+        if args.action and not args.name:
+            raise UserError(f"usage: deepsift collections {args.action} NAME")
         if args.action == "drop":
-            if not args.name:
-                raise UserError("usage: deepsift collections drop NAME")
             store.drop(args.name)
             err.print(f"dropped collection {args.name}")
             return 0
+        if args.action == "reembed":
+            return _reembed(store, args.name, settings)
         infos = [store.info(name) for name in store.names()]
     if args.json:
         print(json.dumps([info.model_dump() for info in infos], indent=2))
@@ -30,4 +37,17 @@ def run_collections(args: argparse.Namespace, settings: Settings) -> int:
             info.name, info.description, str(info.documents), str(info.chunks), info.embedding_model
         )
     out.print(table if infos else "no collections yet: deepsift ingest PATH --collection NAME")
+    return 0
+
+
+def _reembed(store: "Store", name: str, settings: Settings) -> int:
+    from deepsift.models import get_embedder
+
+    embedder = get_embedder(settings)
+    with Progress(console=err, transient=True) as progress:
+        task = progress.add_task(f"re-embedding {name} with {embedder.name}", total=None)
+        done = store.reembed(
+            name, embedder, lambda done, total: progress.update(task, completed=done, total=total)
+        )
+    err.print(f"re-embedded {done:,} chunks of {name} with {embedder.name}")
     return 0

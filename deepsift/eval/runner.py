@@ -71,7 +71,8 @@ def corpus_collection(
     The collection's description is written last, so an interrupted build is recognised
     (empty description) and rebuilt rather than used half-filled.
     """
-    name = f"eval_{digest[:12]}"
+    # One corpus per dataset and embedder: a collection holds one model's vectors.
+    name = f"eval_{hashlib.sha256(f'{digest}:{deps.embedder.name}'.encode()).hexdigest()[:12]}"
     store = deps.store
     if store.exists(name) and store.description(name):
         store.check_embedder(name, deps.embedder)

@@ -15,7 +15,7 @@ def hop(state: ResearchState, deps: Deps) -> dict:
     if not queries or not collections:
         return {}
     chunks: dict[str, Chunk] = {}
-    for query, vector in zip(queries, deps.embedder.embed(queries), strict=True):
+    for query, vector in zip(queries, deps.embedder.embed_queries(queries), strict=True):
         for name in collections:
             hits = deps.store.search(name, query, vector, settings.top_k)
             chunks = merge_chunks(chunks, result_list(hits))

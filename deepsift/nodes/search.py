@@ -18,7 +18,7 @@ def search_source(
         hits = sorted(found.chunks, key=lambda c: -c.score)
         chunks = result_list(hits, weight=weight)
         return {"chunks": chunks, "usage": found.usage, "notes": found.notes}
-    vector = deps.embedder.embed([query])[0]
+    vector = deps.embedder.embed_queries([query])[0]
     hits = deps.store.search(source, query, vector, k or deps.settings.top_k)
     return {"chunks": result_list(hits, of_question, weight)}
 

@@ -116,7 +116,9 @@ class WebSource:
                 )
         if not candidates:
             return []
-        similarity = similarities(self.embedder, [query], [c.text for c in candidates])[0]
+        similarity = similarities(
+            self.embedder, [query], [c.text for c in candidates], documents=True
+        )[0]
         kept: list[tuple[float, Chunk]] = []
         per_page: dict[str, int] = {}
         for n in np.argsort(-similarity):
