@@ -17,6 +17,7 @@ class EmbedBatcher:
     def __init__(self, embedder: Embedder, window: float = 0.005) -> None:
         self.name = embedder.name
         self.dim = embedder.dim
+        self.cosine_offset = embedder.cosine_offset
         self._embedder = embedder
         self._window = window
         self._lock = threading.Lock()

@@ -27,6 +27,9 @@ class ModelError(UserError):
 class Embedder(Protocol):
     name: str
     dim: int
+    # The cosine this model gives unrelated texts, beyond MiniLM's (about 0.08): similarities()
+    # takes it off, so the thresholds set on MiniLM's scale (routing, rephrasings, topics) hold.
+    cosine_offset: float
 
     def embed(self, texts: list[str]) -> list[list[float]]:
         """Vectors of documents (what is stored and searched)."""
@@ -47,7 +50,8 @@ def similarities(
     else:
         vectors = np.array(embedder.embed_queries(texts + others))
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True).clip(1e-12)
-    return vectors[: len(texts)] @ vectors[len(texts) :].T
+    cosine = vectors[: len(texts)] @ vectors[len(texts) :].T
+    return (cosine - embedder.cosine_offset) / (1 - embedder.cosine_offset)
 
 
 def _package_dir(package: str) -> Path:
@@ -64,6 +68,7 @@ class LocalEmbedder:
     dim = 384
     max_tokens = 256
     batch_size = 32
+    cosine_offset = 0.0
 
     def __init__(self) -> None:
         import onnxruntime
@@ -113,6 +118,8 @@ class E5Embedder:
 
     name = "multilingual-e5-small-q4"
     dim = 384
+    # Unrelated questions: mean cosine 0.75 here, 0.08 with MiniLM (120 HotpotQA questions).
+    cosine_offset = 0.73
 
     def __init__(self) -> None:
         try:
@@ -142,6 +149,7 @@ class OpenAIEmbedder:
 
     def __init__(self, settings: Settings) -> None:
         self.name = settings.embedding_model
+        self.cosine_offset = 0.0  # unknown: taken as MiniLM's
         self._client = OpenAIEmbeddings(
             model=settings.embedding_model,
             base_url=settings.embedding_base_url,

@@ -11,7 +11,8 @@ import pytest
 
 import deepsift.store
 from deepsift.ingest.pipeline import ingest
-from deepsift.models import E5Embedder, ModelError, get_embedder
+from deepsift.models import E5Embedder, ModelError, get_embedder, similarities
+from deepsift.outline import SAME_TOPIC
 from deepsift.store import Store, StoreError
 
 from conftest import CORPUS, run_cli
@@ -46,6 +47,22 @@ def test_e5_embeds_a_query_and_a_document_each_with_its_own_prefix(e5):
     assert len(query) == len(document) == e5.dim == 384
     assert np.linalg.norm(query) == pytest.approx(1, abs=1e-3)
     assert 0.8 < float(np.dot(query, document)) < 0.999  # same text, different role
+
+
+@pytest.mark.parametrize("embedder", ["minilm", "e5-small"])
+def test_similarities_keep_one_scale_whatever_the_embedder(settings, embedder):
+    """Topics, rephrasings and routing compare similarities with thresholds set on MiniLM;
+    e5 gives unrelated texts a cosine near 0.75, which would merge every topic into one."""
+    model = get_embedder(settings.model_copy(update={"embedder": embedder}))
+    asked = "Why was the Kestrel Works treatment plant built?"
+    rephrased = "What was the reason for building the Kestrel Works plant?"
+    other_topic = "How much did the Kestrel Works plant cost compared with its approved budget?"
+    unrelated = "Who directed the film Inception?"
+
+    row = similarities(model, [asked], [rephrased, other_topic, unrelated])[0]
+
+    assert row[0] >= SAME_TOPIC > row[1] > row[2]
+    assert row[2] < 0.2
 
 
 def test_e5_without_its_package_says_how_to_install_it(settings, monkeypatch):
