@@ -34,11 +34,20 @@ class CitedSource(BaseModel):
     source: str
 
 
+class TraceStep(BaseModel):
+    """One action of a ReAct run: the thought before it, and what it was shown after."""
+
+    thought: str
+    action: str  # search, calculate, think, finish, or invalid (a reply without an action)
+    argument: str
+    observation: str  # a search: the excerpts' numbers and titles
+
+
 class ResearchResult(BaseModel):
     agent: str
     status: Literal["done", "paused"]  # paused: waiting for review; resume with its thread_id
     question: str
-    answer: str  # search-o1: the short answer its reasoning ended with; deepsift: ""
+    answer: str  # search-o1, react: the short answer the run ended with; deepsift: ""
     report: str
     sources: list[CitedSource]
     sub_queries: list[str]
@@ -46,6 +55,9 @@ class ResearchResult(BaseModel):
     usage: RunUsage
     notes: list[str]  # sources that failed (web searches, pages); the report lists them too
     thread_id: str
+    answered_by: str = ""  # react: "react" (it finished) or "self-consistency" (the vote)
+    votes: dict[str, int] = {}  # react's vote: each sampled answer and how many gave it
+    trace: list[TraceStep] = []  # react: its actions in order
 
 
 UpdateHandler = Callable[[str, dict[str, Any]], None]
@@ -62,6 +74,7 @@ def research(
     collections: list[str] | None = None,
     max_iterations: int | None = None,
     max_searches: int | None = None,
+    max_steps: int | None = None,
     thread_id: str | None = None,
     on_update: UpdateHandler | None = None,
     web: bool | None = None,
@@ -75,7 +88,8 @@ def research(
     """Answer `question` with a cited report; with `thread_id`, resume or reread that run.
 
     `agent` is "deepsift" (decompose, route, search, reflect, synthesize; bounded by
-    `max_iterations`) or "search-o1" (searches mid-reasoning; bounded by `max_searches`).
+    `max_iterations`), "search-o1" (searches mid-reasoning; bounded by `max_searches`) or
+    "react" (thought, action, observation; bounded by `max_steps` actions).
     `collections` (names, "web" among them) limit the sources; by default every collection is
     searched, and the web too when a Tavily key is set. `web` forces the web on or off.
 
@@ -98,7 +112,11 @@ def research(
     thread_id = thread_id or new_thread_id()
     with _resources(settings, deps, checkpoints) as (deps, saver):
         agent, graph, saved = _thread(agent, deps, saver, thread_id)
-        bounds = {"max_iterations": max_iterations, "max_searches": max_searches}
+        bounds = {
+            "max_iterations": max_iterations,
+            "max_searches": max_searches,
+            "max_steps": max_steps,
+        }
         bound_name, bound = _bound(agent, saved.values, bounds, settings)
         config: dict = {
             "configurable": {"thread_id": thread_id},
@@ -169,9 +187,11 @@ def _thread(
 def _bound(
     agent: str, saved: dict[str, Any], given: dict[str, int | None], settings: Settings
 ) -> tuple[str, int]:
-    """The run's bound: rounds (deepsift) or searches (search-o1); a saved run keeps its own."""
-    name = "max_searches" if agent == "search-o1" else "max_iterations"
-    return name, saved.get(name) or given[name] or getattr(settings, name)
+    """The run's bound: rounds (deepsift), searches (search-o1) or actions (react); a saved run
+    keeps its own."""
+    name = {"search-o1": "max_searches", "react": "max_steps"}.get(agent, "max_iterations")
+    setting = "react_max_steps" if name == "max_steps" else name
+    return name, saved.get(name) or given[name] or getattr(settings, setting)
 
 
 def _check_same_question(question: str, saved: str, thread_id: str) -> None:
@@ -196,6 +216,17 @@ def _result(agent: str, saved: StateSnapshot, thread_id: str, seconds: float) ->
         notes=list(dict.fromkeys(values.get("notes", []))),
         usage=RunUsage(**usage.model_dump(), seconds=round(seconds, 2)),
         thread_id=thread_id,
+        answered_by=values.get("answered_by", ""),
+        votes=values.get("votes", {}),
+        trace=[
+            TraceStep(
+                thought=done["thought"],
+                action=done["action"],
+                argument=done["argument"],
+                observation=done["summary"],
+            )
+            for done in values.get("actions", [])
+        ],
     )
 
 

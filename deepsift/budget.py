@@ -68,3 +68,10 @@ def search_o1_search_fits(usage: Usage | None, sources: list[str], settings: Set
     more stretch of reasoning) and still finish."""
     ahead = search_calls(1, sources, settings) + 1 + 1 + SEARCH_O1_FINISH
     return fits(usage, ahead, settings)
+
+
+def react_step_fits(usage: Usage | None, sources: list[str], settings: Settings) -> bool:
+    """Whether ReAct can take one more action (a reply, and for a search its routing and
+    rephrasing) and still finish as it would without one: the vote's samples, the report."""
+    ahead = 1 + search_calls(1, sources, settings) + settings.react_votes + structured(1)
+    return fits(usage, ahead, settings)

@@ -21,16 +21,19 @@ from deepsift.nodes.review import review
 from deepsift.nodes.route import route
 from deepsift.nodes.search import search
 from deepsift.nodes.synthesize import synthesize
+from deepsift.react import build_react
 from deepsift.search_o1 import build_search_o1
 from deepsift.state import ResearchInput, ResearchState, allow_state_types
 from deepsift.steps import step
 
 
 def recursion_limit(agent: str, bound: int) -> int:
-    """LangGraph's step limit for a run bounded at `bound` rounds (deepsift) or searches
-    (search-o1): a safety net above what the bound allows, never the bound itself."""
+    """LangGraph's step limit for a run bounded at `bound` rounds (deepsift), searches
+    (search-o1) or actions (react): a safety net above what the bound allows, never the bound."""
     if agent == "search-o1":
         return 14 + 4 * bound  # two steps per search, and spares
+    if agent == "react":
+        return 12 + 2 * bound  # two steps per action, then the vote and the report, and spares
     return 10 + 4 * bound  # each round is 3-4 steps
 
 
@@ -40,6 +43,8 @@ def build_agent(
     """The graph of `agent` (one of AGENTS), writing its report."""
     if agent == "search-o1":
         return build_search_o1(deps, checkpointer)
+    if agent == "react":
+        return build_react(deps, checkpointer)
     return build_graph(checkpointer=checkpointer, deps=deps)
 
 
@@ -61,9 +66,11 @@ def build_graph(
     )
 
 
-def mermaid() -> str:
-    """The report graph as a Mermaid diagram (drawing it needs no store or model)."""
-    return _wire(None, "report").compile(name="deepsift").get_graph().draw_mermaid()
+def mermaid(agent: str = "deepsift") -> str:
+    """The graph of `agent` as a Mermaid diagram (drawing it needs no store or model)."""
+    if agent == "deepsift":
+        return _wire(None, "report").compile(name="deepsift").get_graph().draw_mermaid()
+    return build_agent(agent, None).get_graph().draw_mermaid()
 
 
 def _wire(deps: Deps | None, finish: str, context_schema: type | None = None) -> StateGraph:

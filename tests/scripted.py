@@ -161,3 +161,38 @@ def written_from(shown: dict[int, str], words: int) -> list[dict[str, Any]]:
         text = " ".join(pool[start : start + 20]).rstrip(".,;:") + "."
         sentences.append({"text": text, "excerpts": [n]})
     return sentences
+
+
+REACT_SYSTEM = "You answer the question by thinking step by step and acting"
+VOTE_SYSTEM = "You answer the question from the numbered excerpts"
+
+
+class ScriptedReAct:
+    """ReAct's calls: the n-th reply of a run (n counted from the request's assistant turns,
+    so runs do not share a counter) is `replies[n]` (the last one repeated), a string or a
+    function of the request; the sample with seed s answers `votes[s]` (in turn); the report
+    cites every excerpt shown; structured calls (routing) go to ScriptedResearcher."""
+
+    def __init__(self, replies: list[Any], votes: list[str] = ("Marrowby",)):
+        self.replies = replies
+        self.votes = votes
+        self.structured = ScriptedResearcher()
+
+    def __call__(self, body: dict[str, Any]) -> Any:
+        system = body["messages"][0]["content"]
+        if system.startswith(REACT_SYSTEM):
+            asked = sum(m["role"] == "assistant" for m in body["messages"])
+            reply = self.replies[min(asked, len(self.replies) - 1)]
+            return reply(body) if callable(reply) else reply
+        if system.startswith(VOTE_SYSTEM):
+            vote = self.votes[body.get("seed", 0) % len(self.votes)]
+            return f"The excerpts point to it.\nAnswer: {vote}"
+        if system.startswith("You write a short research report"):
+            shown = [int(n) for n in re.findall(r"^\[(\d+)\]", last_user_text(body), re.MULTILINE)]
+            return {"sentences": [{"text": f"Finding {n}.", "excerpts": [n]} for n in shown]}
+        return self.structured(body)
+
+
+def last_observation(body: dict[str, Any]) -> str:
+    """What the last observation in a ReAct request says."""
+    return last_user_text(body).removeprefix("Observation: ")

@@ -13,7 +13,7 @@ import deepsift.cli
 
 from conftest import CORPUS, run_cli
 from fake_openai import FakeOpenAI
-from scripted import SUB_QUERIES, ScriptedResearcher, ScriptedSearchO1
+from scripted import SUB_QUERIES, ScriptedReAct, ScriptedResearcher, ScriptedSearchO1
 
 
 def _ingest_sample_corpus(data: Path) -> None:
@@ -279,6 +279,61 @@ def test_search_o1_prints_the_same_json_shape_with_its_answer(data):
     assert answer["sub_queries"] == ["Kestrel Works budget"] and answer["iterations"] == 1
     assert answer["sources"] and "## Sources" in answer["report"]
     assert "searching for “Kestrel Works budget”" in result.stderr
+
+
+REACT_REPLIES = [
+    "Thought: I need the budget.\nAction: search[Kestrel Works capital budget]",
+    "Thought: 24.6 million [1], contingency 1.8 million.\nAction: calculate[1.8 / 24.6 * 100]",
+    "Thought: That is the share.\nAction: finish[7.3%]",
+]
+
+
+def test_react_prints_the_same_json_shape_with_its_answer_and_trace(data):
+    with FakeOpenAI(ScriptedReAct(REACT_REPLIES)) as llm:
+        result = run_cli(
+            "research",
+            "What share of the Kestrel Works budget was contingency?",
+            "--agent",
+            "react",
+            "--max-steps",
+            "5",
+            "--json",
+            data=data,
+            DEEPSIFT_LLM_BASE_URL=llm.url,
+            DEEPSIFT_LLM_API_KEY="k",
+        )
+
+    assert result.returncode == 0, result.stderr
+    answer = json.loads(result.stdout)
+    assert answer["agent"] == "react" and answer["answer"] == "7.3%"
+    assert answer["answered_by"] == "react" and answer["votes"] == {}
+    assert [s["action"] for s in answer["trace"]] == ["search", "calculate", "finish"]
+    assert answer["trace"][1]["observation"] == "7.317073171"
+    assert answer["sources"] and "## Sources" in answer["report"]
+    assert "calculate 7.317073171" in result.stderr and "search[Kestrel Works" in result.stderr
+
+
+def test_batch_answers_with_the_react_agent(data, tmp_path):
+    questions = tmp_path / "q.jsonl"
+    questions.write_text('{"id": "k", "question": "What share was contingency?"}\n')
+    answers = tmp_path / "a.jsonl"
+
+    with FakeOpenAI(ScriptedReAct(REACT_REPLIES)) as llm:
+        result = run_cli(
+            "batch",
+            str(questions),
+            "-o",
+            str(answers),
+            "--agent",
+            "react",
+            data=data,
+            DEEPSIFT_LLM_BASE_URL=llm.url,
+            DEEPSIFT_LLM_API_KEY="k",
+        )
+
+    assert result.returncode == 0, result.stderr
+    (row,) = map(json.loads, answers.read_text().splitlines())
+    assert (row["id"], row["agent"], row["answer"], row["error"]) == ("k", "react", "7.3%", None)
 
 
 def test_help_lists_every_command_including_eval(tmp_path):

@@ -122,10 +122,16 @@ def _parser() -> argparse.ArgumentParser:
         "--agent",
         choices=AGENTS,
         default="deepsift",
-        help="deepsift: plan, search, reflect, write; search-o1: search while reasoning",
+        help="deepsift: plan, search, reflect, write; search-o1: search while reasoning; "
+        "react: thought, action (search, calculate), observation",
     )
     research.add_argument("--max-iterations", type=_positive, help="deepsift: rounds at most")
     research.add_argument("--max-searches", type=_positive, help="search-o1: searches at most")
+    research.add_argument(
+        "--max-steps",
+        type=_positive,
+        help="react: actions at most (default: setting react_max_steps)",
+    )
     research.add_argument("--thread", help="thread id: resume or reread that run")
     research.add_argument("--json", action="store_true", help="print one JSON object")
     research.add_argument(
@@ -163,7 +169,8 @@ def _parser() -> argparse.ArgumentParser:
     batch.add_argument("--collections", type=_names, help="comma-separated sources to search")
     batch.set_defaults(run=run_batch_command)
 
-    graph = commands.add_parser("graph", help="print the research graph as a Mermaid diagram")
+    graph = commands.add_parser("graph", help="print an agent's graph as a Mermaid diagram")
+    graph.add_argument("--agent", choices=AGENTS, default="deepsift")
     graph.set_defaults(run=run_graph)
 
     # Imported here, not at the top: deepsift.eval.command imports deepsift.cli.console, and

@@ -4,6 +4,7 @@ from collections.abc import Callable
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -12,6 +13,8 @@ from rich.progress import (
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
+
+from deepsift.untrusted import one_line
 
 err = Console(stderr=True)
 out = Console()
@@ -39,6 +42,8 @@ def live_view(status: Any) -> Callable[[str, dict[str, Any]], None]:
         "reflect": "working",
         "review": "searching",
         "reason": "reasoning",
+        "calculate": "reasoning",
+        "vote": "writing the report",
         "finish": "done",
         "synthesize": "done",
     }
@@ -74,6 +79,20 @@ def live_view(status: Any) -> Callable[[str, dict[str, Any]], None]:
                     err.print(f"  • {query}", highlight=False)
             else:
                 err.print(f"[bold]reflect[/bold] enough found; writing the report{took}")
+        elif node == "reason" and (update.get("pending") or update.get("actions")):
+            done = update.get("pending") or update["actions"][-1]
+            # The model's words are text, not markup ("[bold]" in a thought stays as written).
+            thought = escape(one_line(done["thought"]))
+            action = escape(f"{done['action']}[{one_line(done['argument'])}]")
+            err.print(f"[bold]act[/bold] {thought}{took}\n  {action}", highlight=False)
+        elif node == "reason" and update.get("stopped"):
+            err.print(f"[bold]reason[/bold] stopped: {update['stopped']}; voting{took}")
+        elif node == "calculate":
+            result = escape(update["actions"][0]["observation"])
+            err.print(f"[bold]calculate[/bold] {result}{took}", highlight=False)
+        elif node == "vote":
+            votes = ", ".join(f"{escape(a)} ({n})" for a, n in update.get("votes", {}).items())
+            err.print(f"[bold]vote[/bold] {votes or 'no answer'}{took}", highlight=False)
         elif node == "reason" and update.get("query"):
             err.print(
                 f"[bold]reason[/bold] searching for “{update['query']}”{took}", highlight=False

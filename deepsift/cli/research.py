@@ -34,6 +34,7 @@ def run_research(args: argparse.Namespace, settings: Settings) -> int:
                 collections=args.collections,
                 max_iterations=args.max_iterations,
                 max_searches=args.max_searches,
+                max_steps=args.max_steps,
                 thread_id=thread_id,
                 on_update=live_view(status),
                 web=args.web,
@@ -154,5 +155,5 @@ def _edit_plan(plan: list[dict[str, Any]], line: str, sources: dict[str, str]) -
 def run_graph(args: argparse.Namespace, settings: Settings) -> int:
     from deepsift.graph import mermaid
 
-    print(mermaid())
+    print(mermaid(args.agent))
     return 0

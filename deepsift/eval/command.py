@@ -37,6 +37,11 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--max-searches", type=int, default=5, help="search-o1: searches per question at most"
     )
+    parser.add_argument(
+        "--max-steps",
+        type=int,
+        help="react: actions per question at most (default: setting react_max_steps)",
+    )
     parser.add_argument("--out", type=Path, default=Path("eval-results"))
     parser.add_argument(
         "--judge",
@@ -62,9 +67,10 @@ def run_eval(args: argparse.Namespace, settings: Settings) -> int:
     unknown = sorted(set(agents) - set(EVAL_AGENTS))
     if unknown or not agents:
         raise UserError(f"unknown agent {', '.join(unknown)}; choose from {', '.join(EVAL_AGENTS)}")
-    for flag in ("max_iterations", "max_searches", "limit"):
+    for flag in ("max_iterations", "max_searches", "max_steps", "limit"):
         if getattr(args, flag) is not None and getattr(args, flag) < 1:
             raise UserError(f"--{flag.replace('_', '-')} must be at least 1")
+    args.max_steps = args.max_steps or settings.react_max_steps
     questions = load_dataset(args.dataset, args.format)
     if not any(q.paragraphs for q in questions):
         raise UserError(
@@ -83,14 +89,21 @@ def run_eval(args: argparse.Namespace, settings: Settings) -> int:
         "llm": ("embedded" if settings.uses_local_llm else settings.llm_model)
         if needs_llm
         else None,
+        # Only with react: results written before it existed keep their identity.
+        **({"max_steps": args.max_steps} if "react" in agents else {}),
     }
-    expected = {a: bounds(a, args.mode, args.max_iterations, args.max_searches) for a in agents}
+    expected = {
+        a: bounds(a, args.mode, args.max_iterations, args.max_searches, args.max_steps)
+        for a in agents
+    }
     results = ResultsFile(args.out, identity, expected)
     with corpus_store(settings) as store:
         embedder = get_embedder(settings)
         deps = Deps(settings, store, embedder, chat_model(settings) if needs_llm else None)
         collection = _build_corpus(questions, digest, args.dataset.name, deps)
-        evaluator = Evaluator(deps, collection, args.mode, args.max_iterations, args.max_searches)
+        evaluator = Evaluator(
+            deps, collection, args.mode, args.max_iterations, args.max_searches, args.max_steps
+        )
         interrupted = _run(evaluator, agents, selected, results, args)
     ids = {q.id for q in selected}
     rows = [r for r in results.rows if r["agent"] in agents and r["id"] in ids]
@@ -148,7 +161,9 @@ def _run(evaluator, agents, selected, results, args) -> bool:
                     raise  # nothing after it can succeed: stop with the one-line error
                 except Exception as e:  # one question's failure is a result, not the end
                     errors += 1
-                    expected = bounds(agent, args.mode, args.max_iterations, args.max_searches)
+                    expected = bounds(
+                        agent, args.mode, args.max_iterations, args.max_searches, args.max_steps
+                    )
                     rows = failed(agent, question, expected, e)
                 results.add(rows)
                 progress.update(task, advance=1, failed=errors)

@@ -6,7 +6,7 @@ rerun with the same output folder answers only what is missing.
 One deepsift run with max_iterations=N also yields the results for 1..N: the graph is
 deterministic up to round r whatever the bound, so the state after round r (its chunks and its
 usage) is exactly what a run bounded at r would have ended with. Search-o1 rows carry its
-`max_searches` in that column.
+`max_searches` in that column, ReAct rows its `max_steps`.
 """
 
 import hashlib
@@ -29,6 +29,7 @@ from deepsift.eval.metrics import all_found, exact_match, recall_at_k, token_f1
 from deepsift.graph import build_graph, recursion_limit
 from deepsift.nodes.answer import answer
 from deepsift.prompts import judge as judge_prompt
+from deepsift.react import build_react
 from deepsift.search_o1 import build_search_o1
 from deepsift.state import Chunk, Usage, ranked
 from deepsift.store import Store, StoredChunk
@@ -126,16 +127,24 @@ class Evaluator:
     """Runs the agents on questions against one collection, in retrieval or answer mode."""
 
     def __init__(
-        self, deps: Deps, collection: str, mode: Mode, max_iterations: int, max_searches: int = 5
+        self,
+        deps: Deps,
+        collection: str,
+        mode: Mode,
+        max_iterations: int,
+        max_searches: int = 5,
+        max_steps: int = 8,
     ) -> None:
         self.deps = deps
         self.collection = collection
         self.mode = mode
         self.max_iterations = max_iterations
         self.max_searches = max_searches
+        self.max_steps = max_steps
         finish = "answer" if mode == "answers" else "retrieval"
         self.graph = build_graph(deps=deps, finish=finish)
         self.search_o1_graph = build_search_o1(deps)
+        self.react_graph = build_react(deps)
 
     def naive(self, question: EvalQuestion) -> Iterator[Outcome]:
         """One hybrid search with the question as asked (and, for answers, one answer call)."""
@@ -192,23 +201,41 @@ class Evaluator:
 
     def search_o1(self, question: EvalQuestion) -> Iterator[Outcome]:
         """Search-o1 at max_searches; for retrieval it stops before writing its report."""
+        skip = ["finish"] if self.mode == "retrieval" else None
+        run_input = {"max_searches": self.max_searches}
+        return self._answering("search-o1", self.search_o1_graph, run_input, question, skip)
+
+    def react(self, question: EvalQuestion) -> Iterator[Outcome]:
+        """ReAct at max_steps; for retrieval it stops before its vote and its report."""
+        skip = ["vote", "finish"] if self.mode == "retrieval" else None
+        run_input = {"max_steps": self.max_steps}
+        return self._answering("react", self.react_graph, run_input, question, skip)
+
+    def _answering(
+        self,
+        agent: str,
+        graph: Any,
+        bound: dict[str, int],
+        question: EvalQuestion,
+        skip: list[str] | None,
+    ) -> Iterator[Outcome]:
+        """An agent that ends with a short answer, bounded as `bound` says, run to its end or
+        stopped before the steps in `skip`."""
         started = time.monotonic()
         run_input = {
-            "agent": "search-o1",
+            "agent": agent,
             "question": question.question,
             "sources_to_search": [self.collection],
-            "max_searches": self.max_searches,
+            **bound,
         }
-        config = {"recursion_limit": recursion_limit("search-o1", self.max_searches)}
-        skip = ["finish"] if self.mode == "retrieval" else None
+        (limit,) = bound.values()
+        config = {"recursion_limit": recursion_limit(agent, limit)}
         state: dict[str, Any] = {}
-        values = self.search_o1_graph.stream(
-            run_input, config, stream_mode="values", interrupt_before=skip
-        )
+        values = graph.stream(run_input, config, stream_mode="values", interrupt_before=skip)
         for latest in values:
             state = latest
         yield Outcome(
-            self.max_searches,
+            limit,
             ranked(state),
             state.get("iteration", 0),
             state.get("usage") or Usage(),
@@ -218,7 +245,12 @@ class Evaluator:
         )
 
     def run(self, agent: str, question: EvalQuestion) -> Iterator[Outcome]:
-        runs = {"naive": self.naive, "deepsift": self.deepsift, "search-o1": self.search_o1}
+        runs = {
+            "naive": self.naive,
+            "deepsift": self.deepsift,
+            "search-o1": self.search_o1,
+            "react": self.react,
+        }
         return runs[agent](question)
 
 
@@ -253,12 +285,16 @@ def record(
     return row
 
 
-def bounds(agent: str, mode: Mode, max_iterations: int, max_searches: int) -> list[int]:
+def bounds(
+    agent: str, mode: Mode, max_iterations: int, max_searches: int, max_steps: int = 0
+) -> list[int]:
     """The max_iterations column of the rows one question gets from `agent`."""
     if agent == "naive":
         return [0]
     if agent == "search-o1":
         return [max_searches]
+    if agent == "react":
+        return [max_steps]
     first = 1 if mode == "retrieval" else max_iterations
     return list(range(first, max_iterations + 1))
 
