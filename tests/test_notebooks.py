@@ -17,7 +17,7 @@ from ipykernel.kernelspec import write_kernel_spec
 from nbclient import NotebookClient
 
 from fake_openai import FakeOpenAI
-from scripted import ScriptedResearcher
+from scripted import ScriptedReAct, ScriptedResearcher, last_observation
 
 NOTEBOOKS = Path(__file__).parent.parent / "notebooks"
 EMBEDDED = os.environ.get("DEEPSIFT_NOTEBOOKS_LLM") == "embedded"
@@ -25,7 +25,16 @@ CELL_TIMEOUT = 3600 if EMBEDDED else 600  # seconds; the embedded model evaluate
 QUICKSTART = "01_quickstart.ipynb"
 STEP_THROUGH = "02_step_through_the_graph.ipynb"
 EVALUATION = "03_evaluation.ipynb"
-ALL = [QUICKSTART, STEP_THROUGH, EVALUATION]
+REACT = "04_react_agent.ipynb"
+ALL = [QUICKSTART, STEP_THROUGH, EVALUATION, REACT]
+# Notebook 04's run: a search, a calculation on what it found, and the result as the answer.
+REACT_REPLIES = [
+    "Thought: I need the budget and its contingency.\n"
+    "Action: search[Kestrel Works capital budget risk contingency]",
+    "Thought: 24.6 million with a 1.8 million contingency [1].\n"
+    "Action: calculate[1.8 / 24.6 * 100]",
+    lambda body: f"Thought: that is the share.\nAction: finish[{last_observation(body)}%]",
+]
 
 
 def output_text(nb: nbformat.NotebookNode) -> str:
@@ -45,6 +54,15 @@ def output_text(nb: nbformat.NotebookNode) -> str:
 def notebook_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
     """What the kernel inherits: a fresh data dir, the scripted endpoint (unless embedded), and
     a kernelspec "python3" that runs this interpreter, whatever other kernelspecs exist."""
+    yield from _environment(monkeypatch, tmp_path, ScriptedResearcher())
+
+
+@pytest.fixture
+def react_notebook_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
+    yield from _environment(monkeypatch, tmp_path, ScriptedReAct(REACT_REPLIES))
+
+
+def _environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, responder) -> Iterator[None]:
     kernels = tmp_path / "jupyter"
     write_kernel_spec(kernels / "kernels" / "python3")
     monkeypatch.setenv("JUPYTER_PATH", str(kernels))
@@ -52,7 +70,7 @@ def notebook_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Ite
     if EMBEDDED:
         yield
         return
-    with FakeOpenAI(ScriptedResearcher()) as server:
+    with FakeOpenAI(responder) as server:
         monkeypatch.setenv("DEEPSIFT_LLM_BASE_URL", server.url)
         monkeypatch.setenv("DEEPSIFT_LLM_API_KEY", "test")
         yield
@@ -120,3 +138,15 @@ def test_evaluation_shows_the_summary_and_the_plot(notebook_environment):
         if "image/png" in output.get("data", {})
     ]
     assert len(images) == 1
+
+
+def test_react_notebook_traces_a_search_and_a_calculation_to_a_cited_answer(
+    react_notebook_environment,
+):
+    text = output_text(execute(REACT))
+    assert "```mermaid" in text and "reason -.-> calculate;" in text
+    assert "search-then-calculate:" in text  # the examples chosen for the question
+    assert "Action: search[Kestrel Works capital budget" in text
+    assert "answered by: react" in text and "## Sources" in text
+    if not EMBEDDED:
+        assert "Observation: 7.317073171" in text and "answer: 7.317073171%" in text
