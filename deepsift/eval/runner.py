@@ -149,7 +149,7 @@ class Evaluator:
     def naive(self, question: EvalQuestion) -> Iterator[Outcome]:
         """One hybrid search with the question as asked (and, for answers, one answer call)."""
         started = time.monotonic()
-        vector = self.deps.embedder.embed([question.question])[0]
+        vector = self.deps.embedder.embed_queries([question.question])[0]
         hits = self.deps.store.search(self.collection, question.question, vector, RANKING_DEPTH)
         usage, prediction = Usage(), ""
         if self.mode == "answers":
