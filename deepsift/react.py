@@ -26,12 +26,11 @@ from deepsift import budget, fewshot
 from deepsift.calculator import calculate
 from deepsift.deps import Deps
 from deepsift.excerpts import numbered
-from deepsift.nodes.route import plan_routes
-from deepsift.nodes.search import search_source
+from deepsift.nodes.search import question_search, search_routed
 from deepsift.prompts import react as prompt
 from deepsift.short_report import short_report
-from deepsift.sources import WEB, available_sources, resolve_sources
-from deepsift.state import Chunk, RunState, Usage, allow_state_types, merge_chunks, ranked, usage_of
+from deepsift.sources import resolve_sources
+from deepsift.state import Chunk, RunState, Usage, allow_state_types, ranked, usage_of
 from deepsift.steps import step
 from deepsift.structured import strip_thinking
 from deepsift.untrusted import one_line
@@ -147,12 +146,7 @@ def _entry(state: ReActState, deps: Deps) -> dict:
     """The run's sources, checked; the few-shot examples for the question; and the question's
     own search in its collections, so the run's ranking is never worse than one search."""
     sources = resolve_sources(deps, state.get("sources_to_search"), state.get("web"))
-    chunks: dict[str, Chunk] = {}
-    if deps.settings.search_question:
-        k = deps.settings.question_depth
-        for name in (s for s in sources if s != WEB):
-            found = search_source(state["question"], name, deps, k, of_question=True)
-            chunks = merge_chunks(chunks, found["chunks"])
+    chunks = question_search(state["question"], sources, deps)
     examples = fewshot.choose(state["question"], deps.embedder, deps.settings.react_examples)
     return {"sources_to_search": sources, "chunks": chunks, "examples": examples}
 
@@ -183,16 +177,7 @@ def search(state: ReActState, deps: Deps) -> dict:
         shown = ", ".join(f"[{n}]" for n in searched[query.casefold()]) or "(none)"
         observation = prompt.ALREADY_SEARCHED.format(numbers=shown)
         return {"actions": [_observed(pending, observation, "searched already")]}
-    sources = available_sources(state.get("sources_to_search"), deps)
-    routes, usage = plan_routes([query], sources, deps)
-    with ThreadPoolExecutor(max_workers=max(1, len(routes[0].sources))) as pool:
-        found = list(pool.map(lambda s: search_source(query, s, deps), routes[0].sources))
-    chunks: dict[str, Chunk] = {}
-    notes: list[str] = []
-    for update in found:
-        chunks = merge_chunks(chunks, update["chunks"])
-        usage = usage + update.get("usage", Usage())
-        notes += update.get("notes", [])
+    chunks, usage, notes = search_routed(query, state.get("sources_to_search"), deps)
     best = sorted(chunks.values(), key=lambda c: -c.score)[:EXCERPTS_PER_SEARCH]
     numbers = dict(state.get("numbers", {}))
     new = [chunk for chunk in best if chunk.id not in numbers]

@@ -8,7 +8,6 @@ search result is the next user turn, so it runs on any OpenAI-compatible chat en
 """
 
 import operator
-from concurrent.futures import ThreadPoolExecutor
 from typing import Annotated, Literal
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
@@ -21,13 +20,12 @@ from typing_extensions import TypedDict
 from deepsift import budget
 from deepsift.deps import Deps
 from deepsift.excerpts import numbered
-from deepsift.nodes.route import plan_routes
-from deepsift.nodes.search import search_source
+from deepsift.nodes.search import question_search, search_routed
 from deepsift.prompts import search_o1 as prompt
 from deepsift.queries import clean_queries
 from deepsift.short_report import short_report
-from deepsift.sources import WEB, available_sources, resolve_sources
-from deepsift.state import Chunk, RunState, Usage, allow_state_types, merge_chunks, usage_of
+from deepsift.sources import resolve_sources
+from deepsift.state import Chunk, RunState, Usage, allow_state_types, usage_of
 from deepsift.steps import step
 from deepsift.structured import strip_thinking
 from deepsift.untrusted import as_data
@@ -108,12 +106,7 @@ def _entry(state: SearchO1State, deps: Deps) -> dict:
     """The run's sources, checked; and the question's own search in its collections, so that
     the run's ranking fuses every search of the reasoning with it (never worse than one)."""
     sources = resolve_sources(deps, state.get("sources_to_search"), state.get("web"))
-    chunks: dict[str, Chunk] = {}
-    if deps.settings.search_question:
-        k = deps.settings.question_depth
-        for name in (s for s in sources if s != WEB):
-            found = search_source(state["question"], name, deps, k, of_question=True)
-            chunks = merge_chunks(chunks, found["chunks"])
+    chunks = question_search(state["question"], sources, deps)
     return {"sources_to_search": sources, "chunks": chunks}
 
 
@@ -127,16 +120,7 @@ def search(state: SearchO1State, deps: Deps) -> dict:
         return _result(findings[query.casefold()])
     if state.get("iteration", 0) >= max_searches:
         return {"turns": [Turn(role="user", content=prompt.LIMIT_REACHED)]}
-    sources = available_sources(state.get("sources_to_search"), deps)
-    routes, usage = plan_routes([query], sources, deps)
-    with ThreadPoolExecutor(max_workers=max(1, len(routes[0].sources))) as pool:
-        found = list(pool.map(lambda s: search_source(query, s, deps), routes[0].sources))
-    chunks: dict[str, Chunk] = {}
-    notes: list[str] = []
-    for update in found:
-        chunks = merge_chunks(chunks, update["chunks"])
-        usage = usage + update.get("usage", Usage())
-        notes += update.get("notes", [])
+    chunks, usage, notes = search_routed(query, state.get("sources_to_search"), deps)
     best = sorted(chunks.values(), key=lambda c: -c.score)[:EXCERPTS_PER_SEARCH]
     numbers = dict(state.get("numbers", {}))
     for chunk in best:
