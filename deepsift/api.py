@@ -155,6 +155,43 @@ def new_thread_id() -> str:
     return uuid.uuid4().hex[:12]
 
 
+class CitedExcerpt(BaseModel):
+    """A retrieved passage that a report's [n] cites: its text, document and position."""
+
+    n: int
+    title: str
+    source: str
+    position: int
+    text: str
+
+
+def read_run(
+    thread_id: str, settings: Settings, deps: Deps | None = None
+) -> tuple[ResearchResult, list[CitedExcerpt]] | None:
+    """The run saved under `thread_id` as it stands (nothing is run or resumed), with the
+    excerpts its report cites; None when no run has that thread id."""
+    if not settings.checkpoint_path.exists():
+        return None
+    with _resources(settings, deps, True) as (deps, saver):
+        agent, _, saved = _thread("deepsift", deps, saver, thread_id)
+        if not saved.values:
+            return None
+        chunks = saved.values.get("chunks", {})
+        excerpts = [
+            CitedExcerpt(
+                n=cited.n,
+                title=chunks[chunk_id].title,
+                source=chunks[chunk_id].source,
+                position=chunks[chunk_id].position,
+                text=chunks[chunk_id].text,
+            )
+            for cited in saved.values.get("sources", [])
+            for chunk_id in cited.chunk_ids
+            if chunk_id in chunks
+        ]
+        return _result(agent, saved, thread_id, 0.0), excerpts
+
+
 @contextmanager
 def _resources(
     settings: Settings, deps: Deps | None, on_disk: bool

@@ -129,6 +129,13 @@ class Settings(BaseSettings):
         False, description="let the fetcher reach loopback/private addresses (tests, intranets)"
     )
 
+    serve_token: str = Field(
+        "", description="deepsift serve: the token every request must carry (--token)"
+    )
+    serve_max_upload_bytes: int = Field(
+        50_000_000, ge=1, description="deepsift serve: largest upload (all its files together)"
+    )
+
     @model_validator(mode="after")
     def _overlap_below_chunk(self) -> "Settings":
         if self.chunk_overlap >= self.chunk_chars:

@@ -11,7 +11,15 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).parent.parent / "deepsift"
-HEAVY = ("trafilatura", "tavily", "matplotlib", "deepsift.eval.runner", "deepsift.eval.report")
+HEAVY = (
+    "trafilatura",
+    "tavily",
+    "matplotlib",
+    "deepsift.eval.runner",
+    "deepsift.eval.report",
+    "starlette",
+    "uvicorn",
+)
 
 
 def _module_name(path: Path) -> str:

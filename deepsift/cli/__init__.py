@@ -17,6 +17,7 @@ from deepsift.cli.collections import run_collections
 from deepsift.cli.console import err
 from deepsift.cli.ingest import run_ingest
 from deepsift.cli.research import run_graph, run_research
+from deepsift.cli.serve import run_serve
 from deepsift.config import load_settings
 from deepsift.errors import UserError
 from deepsift.export import FORMATS
@@ -173,12 +174,24 @@ def _parser() -> argparse.ArgumentParser:
     graph.add_argument("--agent", choices=AGENTS, default="deepsift")
     graph.set_defaults(run=run_graph)
 
+    serve = commands.add_parser("serve", help="the web app and its HTTP API")
+    serve.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)"
+    )
+    serve.add_argument("--port", type=_positive, default=8000)
+    serve.add_argument(
+        "--token",
+        default="",
+        help="every request must carry it (required off loopback; default: DEEPSIFT_SERVE_TOKEN)",
+    )
+    serve.set_defaults(run=run_serve)
+
     # Imported here, not at the top: deepsift.eval.command imports deepsift.cli.console, and
     # importing that runs this module first.
     from deepsift.eval.command import add_parser as add_eval
 
     add_eval(commands)
-    for name in ("ingest", "research", "batch", "collections", "eval"):
+    for name in ("ingest", "research", "batch", "collections", "eval", "serve"):
         commands.choices[name].add_argument(
             "--wait",
             type=_seconds,

@@ -1,0 +1,42 @@
+"""`deepsift serve`: the web app on a loopback address, or elsewhere only behind a token."""
+
+import argparse
+import ipaddress
+import sys
+
+from deepsift.cli.console import err
+from deepsift.config import Settings
+from deepsift.errors import UserError
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def run_serve(args: argparse.Namespace, settings: Settings) -> int:
+    token = args.token or settings.serve_token
+    if not is_loopback(args.host) and not token:
+        raise UserError(
+            f"--host {args.host} is reachable from other machines: give a token that every "
+            "request must carry (--token T, or DEEPSIFT_SERVE_TOKEN)"
+        )
+    try:
+        import uvicorn
+
+        from deepsift.serve.app import create_app
+    except ImportError as e:
+        raise UserError(
+            f"deepsift serve needs the serve extra ({e.name} is missing): pip install -e '.[serve]'"
+        ) from None
+    app = create_app(settings, token=token)
+    shown = f"[{args.host}]" if ":" in args.host else args.host
+    url = f"http://{shown}:{args.port}/" + (f"?token={token}" if token else "")
+    err.print(f"deepsift serve: open {url} (Ctrl-C stops)", highlight=False, soft_wrap=True)
+    sys.stderr.flush()
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    return 0

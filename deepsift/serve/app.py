@@ -1,0 +1,307 @@
+"""The web app of `deepsift serve`: a JSON and server-sent-events API over the research runs,
+uploads and reports, and the page (static/) that uses it. One process, one store, one model."""
+
+import asyncio
+import hmac
+import html
+import json
+import queue
+import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+from pydantic import ValidationError
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import UploadFile
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from deepsift.api import read_run
+from deepsift.config import Settings
+from deepsift.deps import Deps
+from deepsift.errors import UserError
+from deepsift.export import FORMATS, to_docx, to_html, to_pdf
+from deepsift.ingest.pipeline import FileResult, ingest
+from deepsift.serve.runs import RunRecord, RunRequest, Runs, one_line_error, result_payload
+from deepsift.serve.uploads import UploadRefused, check_type, save, upload_folder
+from deepsift.sources import WEB, WEB_DESCRIPTION
+
+STATIC = Path(__file__).parent / "static"
+LOOPBACK_NAMES = {"127.0.0.1", "localhost", "::1"}
+MEDIA = {
+    "md": "text/markdown; charset=utf-8",
+    "html": "text/html; charset=utf-8",
+    "pdf": "application/pdf",
+    "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+}
+POLL = 0.05  # seconds between looks at a run's events while streaming them
+
+
+def create_app(
+    settings: Settings, deps: Deps | None = None, token: str = "", workers: int | None = None
+) -> Starlette:
+    """The app over `deepsift` (opened here from `settings` when not given, and then closed
+    with the app). With `token`, every request must carry it; without, only requests addressed
+    to a loopback name are served (a page elsewhere cannot rebind a name to this server)."""
+    own = deps is None
+    deps = deps or Deps.from_settings(settings)
+    runs = Runs(settings, deps, workers)
+    ingesting = threading.Lock()
+
+    def error(message: str, status: int = 400) -> JSONResponse:
+        return JSONResponse({"error": message}, status_code=status)
+
+    async def page(request: Request) -> HTMLResponse:
+        text = (STATIC / "index.html").read_text(encoding="utf-8")
+        query = f"?token={quote(token)}" if token else ""
+        text = text.replace("{{query}}", html.escape(query)).replace(
+            "{{token}}", html.escape(token)
+        )
+        return HTMLResponse(text, headers={"Cache-Control": "no-store"})
+
+    async def collections(request: Request) -> JSONResponse:
+        def listing() -> list[dict[str, Any]]:
+            found = [deps.store.info(name).model_dump() for name in deps.store.names()]
+            if deps.web:
+                found.append(
+                    {"name": WEB, "description": WEB_DESCRIPTION, "documents": 0, "chunks": 0}
+                )
+            return found
+
+        return JSONResponse(await run_in_threadpool(listing))
+
+    async def start_run(request: Request) -> JSONResponse:
+        try:
+            asked = RunRequest.model_validate(await request.json())
+        except (ValueError, ValidationError) as e:
+            return error(f"a run needs JSON {{question, collections, length, language}}: {e}")
+        try:
+            run = await run_in_threadpool(runs.start, asked)
+        except UserError as e:
+            return error(str(e))
+        return JSONResponse(
+            {"thread_id": run.record.thread_id, "status": run.record.status}, status_code=202
+        )
+
+    async def list_runs(request: Request) -> JSONResponse:
+        return JSONResponse([record.model_dump() for record in runs.records()])
+
+    async def finished(thread_id: str) -> tuple[RunRecord | None, dict[str, Any] | None]:
+        live = runs.get(thread_id)
+        record = live.record if live else runs.record(thread_id)
+        if live and not live.ended:
+            return record, None
+        saved = await run_in_threadpool(read_run, thread_id, settings, deps)
+        if saved is None:
+            return record, None
+        result, excerpts = saved
+        payload = {**result_payload(result), "excerpts": [e.model_dump() for e in excerpts]}
+        return record, payload
+
+    async def get_run(request: Request) -> JSONResponse:
+        thread_id = request.path_params["thread_id"]
+        record, result = await finished(thread_id)
+        if record is None and result is None:
+            return error(f"no run has thread id {thread_id}", 404)
+        record_data = record.model_dump() if record else {"thread_id": thread_id}
+        return JSONResponse({"run": record_data, "result": result})
+
+    async def events(request: Request) -> Response:
+        thread_id = request.path_params["thread_id"]
+        run = runs.get(thread_id)
+        if run is None:
+            return error(f"no run in progress has thread id {thread_id}; fetch it instead", 404)
+        last = request.headers.get("last-event-id", "")
+        start = int(last) + 1 if last.isdigit() else 0
+
+        async def stream() -> AsyncIterator[str]:
+            sent = start
+            while True:
+                while sent < len(run.events):
+                    event = run.events[sent]
+                    data = json.dumps(event["data"], ensure_ascii=False)
+                    yield f"id: {sent}\nevent: {event['event']}\ndata: {data}\n\n"
+                    sent += 1
+                    if event["event"] in ("result", "error"):
+                        return
+                await asyncio.sleep(POLL)
+
+        return StreamingResponse(
+            stream(), media_type="text/event-stream", headers={"Cache-Control": "no-store"}
+        )
+
+    async def report(request: Request) -> Response:
+        thread_id, fmt = request.path_params["thread_id"], request.path_params["fmt"]
+        if fmt not in FORMATS:
+            return error(f"no report format {fmt!r}; choose from {', '.join(FORMATS)}", 404)
+        _, result = await finished(thread_id)
+        if not result or not result["report"]:
+            return error(f"run {thread_id} has no report (yet)", 404)
+        text = result["report"]
+        convert = {"md": str.encode, "html": lambda r: to_html(r).encode(), "pdf": to_pdf}
+        data = await run_in_threadpool(convert.get(fmt, to_docx), text)
+        disposition = f'attachment; filename="deepsift-{thread_id}.{fmt}"'
+        return Response(data, media_type=MEDIA[fmt], headers={"Content-Disposition": disposition})
+
+    async def upload(request: Request) -> Response:
+        collection = request.path_params["name"]
+        try:
+            saved = await _receive_files(request, settings, collection)
+        except UserError as e:
+            return error(str(e), getattr(e, "status", 400))
+        description = request.query_params.get("description") or None
+        return StreamingResponse(
+            _ingest_events(saved, collection, description, deps, settings, ingesting),
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-store"},
+        )
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            runs.close()
+            if own:
+                deps.store.close()
+
+    routes = [
+        Route("/", page),
+        Route("/api/collections", collections),
+        Route("/api/collections/{name}/files", upload, methods=["POST"]),
+        Route("/api/runs", list_runs),
+        Route("/api/runs", start_run, methods=["POST"]),
+        Route("/api/runs/{thread_id}", get_run),
+        Route("/api/runs/{thread_id}/events", events),
+        Route("/api/runs/{thread_id}/report.{fmt}", report),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    app = Starlette(routes=routes, lifespan=lifespan)
+    app.add_middleware(Guard, token=token)
+    app.state.runs = runs
+    return app
+
+
+async def _receive_files(request: Request, settings: Settings, collection: str) -> list[Path]:
+    """The request's files, checked (type, total size) and saved in the collection's upload
+    folder; UploadRefused says what was wrong, before anything is written."""
+    limit = settings.serve_max_upload_bytes
+    length = request.headers.get("content-length", "")
+    if not length.isdigit():
+        raise UploadRefused("an upload must say its size (Content-Length)", 411)
+    if int(length) > limit + 64_000:  # the form's own bytes beside the files
+        raise UploadRefused(_too_large(int(length), limit), 413)
+    folder = upload_folder(settings.data_dir, collection)
+    form = await request.form(max_files=200, max_fields=10)
+    files = [item for _, item in form.multi_items() if isinstance(item, UploadFile)]
+    if not files:
+        raise UploadRefused("no files in the upload (form field 'files')")
+    named = [(check_type(item.filename or ""), item) for item in files]
+    contents = [await item.read() for _, item in named]
+    total = sum(len(data) for data in contents)
+    if total > limit:
+        raise UploadRefused(_too_large(total, limit), 413)
+    return [save(folder, name, data) for (name, _), data in zip(named, contents, strict=True)]
+
+
+def _too_large(size: int, limit: int) -> str:
+    return (
+        f"the upload is {size:,} bytes, over serve_max_upload_bytes ({limit:,}); upload fewer "
+        "files at once, or raise DEEPSIFT_SERVE_MAX_UPLOAD_BYTES"
+    )
+
+
+async def _ingest_events(
+    paths: list[Path],
+    collection: str,
+    description: str | None,
+    deps: Deps,
+    settings: Settings,
+    one_at_a_time: threading.Lock,
+) -> AsyncIterator[str]:
+    """Ingest `paths` in a worker thread, streaming its progress as server-sent events: start,
+    file (one per file), chunks, and done (the counts) or error."""
+    events: queue.Queue[tuple[str, dict[str, Any]] | None] = queue.Queue()
+
+    def work() -> None:
+        try:
+            with one_at_a_time:
+                report = ingest(
+                    paths,
+                    collection,
+                    deps.store,
+                    deps.embedder,
+                    settings,
+                    description=description,
+                    on_start=lambda total: events.put(("start", {"files": total})),
+                    on_file=lambda result: events.put(("file", _file_event(result))),
+                    on_chunks=lambda source, done, total: events.put(
+                        ("chunks", {"source": Path(source).name, "done": done, "total": total})
+                    ),
+                )
+            counts = {s: report.count(s) for s in ("added", "updated", "unchanged", "failed")}
+            events.put(("done", {**counts, "chunks": report.new_chunks}))
+        except Exception as e:  # the ingest's failure is its error event
+            events.put(("error", {"message": one_line_error(e)}))
+        finally:
+            events.put(None)
+
+    threading.Thread(target=work, name="deepsift-ingest", daemon=True).start()
+    while True:
+        try:
+            item = events.get_nowait()
+        except queue.Empty:
+            await asyncio.sleep(POLL)
+            continue
+        if item is None:
+            return
+        name, data = item
+        yield f"event: {name}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
+
+
+def _file_event(result: FileResult) -> dict[str, Any]:
+    return {**asdict(result), "source": Path(result.source).name}
+
+
+class Guard:
+    """Refuse what this server must not answer: with a token, any request without it; without
+    one, requests addressed to a name other than loopback (DNS rebinding). Requests that change
+    something must come from this server's own page when they say where they come from."""
+
+    def __init__(self, app: ASGIApp, token: str) -> None:
+        self.app = app
+        self.token = token
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        request = Request(scope)
+        refusal = self._refusal(request)
+        if refusal:
+            status, message = refusal
+            await JSONResponse({"error": message}, status_code=status)(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+    def _refusal(self, request: Request) -> tuple[int, str] | None:
+        host = request.headers.get("host", "")
+        if self.token:
+            given = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
+            given = given or request.query_params.get("token", "")
+            if not hmac.compare_digest(given.encode(), self.token.encode()):
+                return 401, "this server needs its token: Authorization: Bearer T, or ?token=T"
+        elif urlsplit(f"//{host}").hostname not in LOOPBACK_NAMES:
+            return 403, f"this server answers only on loopback names, not {host!r}"
+        origin = request.headers.get("origin")
+        if request.method not in ("GET", "HEAD") and origin and urlsplit(origin).netloc != host:
+            return 403, f"requests from {origin} are not accepted"
+        return None

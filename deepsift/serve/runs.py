@@ -1,0 +1,247 @@
+"""The web app's research runs: a bounded queue over one shared store and model, each run's
+events (queue position, steps, result or error), and an index of past runs in the data dir."""
+
+import json
+import logging
+import os
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+from rich.text import Text
+
+from deepsift.agents import AGENTS
+from deepsift.api import new_thread_id, research
+from deepsift.config import Settings
+from deepsift.deps import Deps
+from deepsift.errors import UserError
+from deepsift.export import body_html
+from deepsift.live_steps import NEXT_STEP, step_lines
+from deepsift.models import endpoint_failure
+from deepsift.report_shape import Length
+from deepsift.sources import resolve_sources
+
+Status = Literal["queued", "running", "done", "paused", "failed", "stopped"]
+INDEX_FILE = "serve-runs.json"
+log = logging.getLogger(__name__)
+
+
+class RunRequest(BaseModel):
+    """A research run asked for through the API; `thread_id` alone resumes that run."""
+
+    question: str = ""
+    collections: list[str] = []  # sources, "web" among them; empty: every collection
+    length: Length | None = None
+    language: str | None = Field(None, max_length=40)
+    agent: str = "deepsift"
+    thread_id: str | None = Field(None, pattern=r"^[A-Za-z0-9_-]{1,64}$")
+
+
+class RunRecord(BaseModel):
+    """One line of the index of past runs."""
+
+    thread_id: str
+    question: str
+    agent: str
+    status: Status
+    created: float
+    started: float | None = None
+    finished: float | None = None
+    error: str = ""
+
+
+@dataclass
+class Run:
+    record: RunRecord
+    request: RunRequest
+    events: list[dict[str, Any]] = field(default_factory=list)  # {"event", "data"}, in order
+    position: int = 0  # its place in the queue when last told (0: not waiting for a worker)
+
+    @property
+    def ended(self) -> bool:
+        return self.record.status not in ("queued", "running")
+
+
+def one_line_error(e: Exception) -> str:
+    """What a failed run says: the user's error, the endpoint's failure, or (a bug) its type."""
+    if isinstance(e, UserError):
+        return str(e)
+    reason = endpoint_failure(e)
+    return reason or f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:300]
+
+
+def segments(markup: str) -> list[list[str]]:
+    """A line of Rich markup as [text, style] pieces the page can show (style: "", "bold"…)."""
+    text = Text.from_markup(markup)
+    edges = [edge for span in text.spans for edge in (span.start, span.end)]
+    cuts = sorted({0, len(text.plain), *edges})
+    pieces = []
+    for start, end in zip(cuts, cuts[1:], strict=False):
+        styles = [str(s.style) for s in text.spans if s.start <= start and end <= s.end]
+        pieces.append([text.plain[start:end], " ".join(styles)])
+    return pieces
+
+
+class Runs:
+    """Research runs on shared `deps`, `workers` at a time (one on the embedded model, which
+    serves one run's requests at once best; `llm_concurrency` for an endpoint); the rest wait
+    in order and are told their place."""
+
+    def __init__(self, settings: Settings, deps: Deps, workers: int | None = None) -> None:
+        self.settings = settings
+        self.deps = deps
+        self._workers = workers or (1 if settings.uses_local_llm else settings.llm_concurrency)
+        self._pool = ThreadPoolExecutor(self._workers, thread_name_prefix="deepsift-run")
+        self._running = 0
+        self._lock = threading.Lock()
+        self._runs: dict[str, Run] = {}
+        self._waiting: list[str] = []
+        self._index_path = settings.data_dir / INDEX_FILE
+        self._index = self._read_index()
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+    def start(self, request: RunRequest) -> Run:
+        """Check the request, queue the run, and return it; a bad request is a UserError."""
+        if request.agent not in AGENTS:
+            raise UserError(f"unknown agent {request.agent!r}; choose from {', '.join(AGENTS)}")
+        if request.thread_id:
+            known = self._index.get(request.thread_id)
+            question = request.question or (known.question if known else "")
+            if request.thread_id in self._runs and not self._runs[request.thread_id].ended:
+                raise UserError(f"run {request.thread_id} is already queued or running")
+        else:
+            question = request.question
+            if not question.strip():
+                raise UserError("the question is empty")
+            resolve_sources(self.deps, request.collections or None)
+        thread_id = request.thread_id or new_thread_id()
+        record = RunRecord(
+            thread_id=thread_id,
+            question=question,
+            agent=request.agent,
+            status="queued",
+            created=time.time(),
+        )
+        run = Run(record, request)
+        with self._lock:
+            self._runs[thread_id] = run
+            self._waiting.append(thread_id)
+            self._save(record)
+            self._tell_positions()
+        self._pool.submit(self._run, run)
+        return run
+
+    def get(self, thread_id: str) -> Run | None:
+        return self._runs.get(thread_id)
+
+    def records(self) -> list[RunRecord]:
+        """Every run known, newest first."""
+        with self._lock:
+            return sorted(self._index.values(), key=lambda r: r.created, reverse=True)
+
+    def record(self, thread_id: str) -> RunRecord | None:
+        return self._index.get(thread_id)
+
+    def _emit(self, run: Run, event: str, data: dict[str, Any]) -> None:
+        run.events.append({"event": event, "data": data})
+
+    def _tell_positions(self) -> None:
+        """Each run waiting for a worker hears its place in the queue (1: next) when it moves."""
+        for n, thread_id in enumerate(self._waiting):
+            run = self._runs[thread_id]
+            place = max(0, self._running + n - self._workers + 1)
+            if place and place != run.position:
+                self._emit(run, "queued", {"position": place})
+            run.position = place
+
+    def _run(self, run: Run) -> None:
+        record = run.record
+        with self._lock:
+            self._waiting.remove(record.thread_id)
+            self._running += 1
+            record.status, record.started = "running", time.time()
+            self._save(record)
+            self._tell_positions()
+        self._emit(run, "started", {"thread_id": record.thread_id})
+        try:
+            self._research(run)
+        finally:
+            with self._lock:
+                self._running -= 1
+
+    def _research(self, run: Run) -> None:
+        record, request = run.record, run.request
+
+        def on_update(node: str, update: dict[str, Any]) -> None:
+            lines = [segments(line) for line in step_lines(node, update)]
+            if lines:
+                self._emit(run, "step", {"node": node, "lines": lines, "next": NEXT_STEP.get(node)})
+
+        try:
+            result = research(
+                request.question if not request.thread_id else "",
+                self.settings,
+                agent=request.agent,
+                collections=request.collections or None,
+                thread_id=record.thread_id,
+                on_update=on_update,
+                length=request.length,
+                language=request.language,
+                deps=self.deps,
+            )
+        except Exception as e:  # a run's failure is its error event, never the server's end
+            if not isinstance(e, UserError) and endpoint_failure(e) is None:
+                log.exception("run %s failed", record.thread_id)
+            message = one_line_error(e)
+            with self._lock:
+                record.status, record.finished, record.error = "failed", time.time(), message
+                self._save(record)
+            self._emit(run, "error", {"message": message})
+            return
+        with self._lock:
+            record.question = result.question
+            record.status, record.finished = result.status, time.time()
+            self._save(record)
+        self._emit(run, "result", result_payload(result))
+
+    def _read_index(self) -> dict[str, RunRecord]:
+        try:
+            rows = json.loads(self._index_path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError) as e:
+            log.warning("ignoring the run index %s: %s", self._index_path, e)
+            return {}
+        index = {}
+        for row in rows:
+            record = RunRecord.model_validate(row)
+            if record.status in ("queued", "running"):  # the server stopped under it
+                record.status = "stopped"
+            index[record.thread_id] = record
+        return index
+
+    def _save(self, record: RunRecord) -> None:
+        """Record the run in the index, written whole to a temporary file and swapped in."""
+        self._index[record.thread_id] = record
+        rows = [r.model_dump() for r in self._index.values()]
+        self._index_path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=self._index_path.parent, prefix=".serve-runs.")
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as file:
+                json.dump(rows, file, ensure_ascii=False)
+            os.replace(temporary, self._index_path)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+
+
+def result_payload(result: Any) -> dict[str, Any]:
+    """A finished run as the page shows it: the result, and its report as safe HTML."""
+    return {**result.model_dump(), "html": body_html(result.report) if result.report else ""}

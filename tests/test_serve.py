@@ -1,0 +1,217 @@
+"""deepsift serve's API, in process: runs streamed as server-sent events, reports, uploads, and
+the rules that keep the server to its owner (token, loopback names, upload limits)."""
+
+import json
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from deepsift.config import Settings
+from deepsift.serve.app import create_app
+from deepsift.serve.runs import INDEX_FILE
+from deepsift.serve.uploads import safe_name
+
+from conftest import run_cli
+
+QUESTION = "Why was Kestrel Works built and did it reduce phosphorus in Lake Veldmere?"
+
+
+def sse(body: str) -> list[tuple[str, dict]]:
+    """The (event, data) pairs of a server-sent-events body, in order."""
+    events = []
+    for block in body.strip().split("\n\n"):
+        fields = dict(line.split(": ", 1) for line in block.splitlines())
+        events.append((fields["event"], json.loads(fields["data"])))
+    return events
+
+
+def run_events(client: TestClient, thread_id: str) -> list[tuple[str, dict]]:
+    with client.stream("GET", f"/api/runs/{thread_id}/events") as response:
+        assert response.headers["content-type"].startswith("text/event-stream")
+        return sse(response.read().decode())
+
+
+@pytest.fixture
+def client(settings: Settings, deps):
+    with TestClient(create_app(settings, deps), base_url="http://127.0.0.1:8000") as client:
+        yield client
+
+
+def test_a_run_streams_its_steps_in_order_then_the_report_which_is_kept_and_exported(client):
+    started = client.post("/api/runs", json={"question": QUESTION, "length": "brief"})
+    assert started.status_code == 202, started.text
+    thread_id = started.json()["thread_id"]
+
+    events = run_events(client, thread_id)
+
+    names = [name for name, _ in events]
+    assert names[0] == "started" and names[-1] == "result"
+    assert set(names[1:-1]) == {"step"}
+    nodes = [data["node"] for name, data in events if name == "step"]
+    assert nodes[:3] == ["decompose", "route", "search"] and nodes[-1] == "synthesize"
+    first = "".join(text for text, _ in events[1][1]["lines"][0])
+    assert first.startswith("sub-queries") and ["sub-queries", "bold"] in events[1][1]["lines"][0]
+    result = events[-1][1]
+    assert result["status"] == "done" and result["thread_id"] == thread_id
+    assert "[1]" in result["report"] and result["sources"] and result["usage"]["llm_calls"] > 0
+    assert '<a class="cite" href="#source-1">[1]</a>' in result["html"]
+
+    saved = client.get(f"/api/runs/{thread_id}").json()
+    assert saved["run"]["status"] == "done" and saved["run"]["question"] == QUESTION
+    assert saved["result"]["report"] == result["report"]
+    cited = {excerpt["n"] for excerpt in saved["result"]["excerpts"]}
+    assert cited == {source["n"] for source in result["sources"]}
+    first_excerpt = saved["result"]["excerpts"][0]
+    assert first_excerpt["text"] and "/examples/corpus/" in first_excerpt["source"]
+    assert [run["thread_id"] for run in client.get("/api/runs").json()] == [thread_id]
+    pdf = client.get(f"/api/runs/{thread_id}/report.pdf")
+    assert pdf.content.startswith(b"%PDF") and "attachment" in pdf.headers["content-disposition"]
+    assert client.get(f"/api/runs/{thread_id}/report.md").text == result["report"]
+    assert client.get(f"/api/runs/{thread_id}/report.docx").content.startswith(b"PK")
+
+
+def test_a_run_that_cannot_start_is_refused_in_one_line(client):
+    empty = client.post("/api/runs", json={"question": "  "})
+    unknown = client.post("/api/runs", json={"question": QUESTION, "collections": ["nope"]})
+
+    assert empty.status_code == 400 and empty.json()["error"] == "the question is empty"
+    assert unknown.status_code == 400 and "no collection named 'nope'" in unknown.json()["error"]
+    assert client.get("/api/runs/0123456789ab").status_code == 404
+
+
+def test_two_runs_at_once_both_finish_the_second_told_its_place_in_the_queue(
+    settings: Settings, deps
+):
+    app = create_app(settings, deps, workers=1)
+    with TestClient(app, base_url="http://127.0.0.1:8000") as client:
+        first = client.post("/api/runs", json={"question": QUESTION, "length": "brief"})
+        second = client.post(
+            "/api/runs", json={"question": "What did Kestrel Works cost?", "length": "brief"}
+        )
+        threads = [first.json()["thread_id"], second.json()["thread_id"]]
+
+        streams = [run_events(client, thread_id) for thread_id in threads]
+
+        listed = {run["thread_id"]: run["status"] for run in client.get("/api/runs").json()}
+    assert [events[-1][0] for events in streams] == ["result", "result"]
+    assert all(events[-1][1]["report"] for events in streams)
+    assert ("queued", {"position": 1}) in streams[1]
+    assert streams[1].index(("queued", {"position": 1})) < streams[1].index(
+        ("started", {"thread_id": threads[1]})
+    )
+    assert listed == {threads[0]: "done", threads[1]: "done"}
+    index = json.loads((settings.data_dir / INDEX_FILE).read_text())
+    assert {row["thread_id"]: row["status"] for row in index} == listed
+
+
+def test_with_a_token_every_request_without_it_is_refused(settings: Settings, deps):
+    app = create_app(settings, deps, token="s3cret")
+    with TestClient(app, base_url="http://192.0.2.7:8000") as client:
+        refused = [
+            client.get("/"),
+            client.get("/api/collections"),
+            client.get("/static/app.js"),
+            client.post("/api/runs", json={"question": QUESTION}),
+            client.get("/api/collections", headers={"Authorization": "Bearer wrong"}),
+        ]
+        by_header = client.get("/api/collections", headers={"Authorization": "Bearer s3cret"})
+        by_query = client.get("/api/collections?token=s3cret")
+        page = client.get("/?token=s3cret")
+
+    assert [r.status_code for r in refused] == [401] * 5
+    assert "token" in refused[0].json()["error"]
+    assert by_header.status_code == by_query.status_code == 200
+    assert {c["name"] for c in by_query.json()} == {"science", "operations"}
+    assert page.status_code == 200 and "/static/app.js?token=s3cret" in page.text
+
+
+def test_without_a_token_only_loopback_names_are_answered(settings: Settings, deps):
+    app = create_app(settings, deps)
+    with TestClient(app, base_url="http://127.0.0.1:8000") as client:
+        rebound = client.get("/api/collections", headers={"Host": "attacker.example:8000"})
+        foreign = client.post(
+            "/api/runs", json={"question": QUESTION}, headers={"Origin": "http://evil.example"}
+        )
+        local = client.get("/api/collections")
+
+    assert rebound.status_code == 403 and foreign.status_code == 403
+    assert local.status_code == 200
+
+
+def test_serve_refuses_a_host_off_loopback_without_a_token(tmp_path: Path):
+    result = run_cli("serve", "--host", "0.0.0.0", "--port", "8765", data=tmp_path / "data")
+
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and "--token" in result.stderr
+    assert "DEEPSIFT_SERVE_TOKEN" in result.stderr
+
+
+def upload(client: TestClient, collection: str, files: list[tuple[str, bytes]]):
+    parts = [("files", (name, data, "application/octet-stream")) for name, data in files]
+    return client.post(f"/api/collections/{collection}/files?description=notes", files=parts)
+
+
+@pytest.fixture
+def uploads_client(settings: Settings, deps):
+    small = settings.model_copy(update={"serve_max_upload_bytes": 5_000})
+    with TestClient(create_app(small, deps), base_url="http://127.0.0.1:8000") as client:
+        yield client
+    if deps.store.exists("uploaded"):
+        deps.store.drop("uploaded")  # the sample store is shared by the session's tests
+
+
+def test_an_upload_of_a_type_ingest_cannot_read_is_refused_and_nothing_is_kept(
+    uploads_client, settings: Settings
+):
+    refused = upload(uploads_client, "uploaded", [("notes.md", b"# A\n"), ("tool.exe", b"MZ")])
+
+    assert refused.status_code == 415
+    assert "'tool.exe': files of type .exe cannot be ingested" in refused.json()["error"]
+    assert ".md" in refused.json()["error"]
+    assert not list((settings.data_dir / "uploads").rglob("*.*"))
+
+
+def test_an_upload_over_the_size_limit_is_refused_with_the_setting_to_raise(uploads_client):
+    refused = upload(uploads_client, "uploaded", [("big.txt", b"x" * 6_000)])
+
+    assert refused.status_code == 413
+    assert "serve_max_upload_bytes (5,000)" in refused.json()["error"]
+
+
+def test_an_allowed_upload_is_ingested_with_progress_and_its_name_cannot_escape(
+    uploads_client, settings: Settings, deps, tmp_path: Path
+):
+    text = b"# Heron Lock\n\nThe Heron Lock was rebuilt in 2021 for 4 million.\n"
+
+    response = upload(uploads_client, "uploaded", [("../../../outside.md", text)])
+
+    assert response.status_code == 200, response.text
+    events = sse(response.text)
+    assert events[0] == ("start", {"files": 1})
+    assert ("file", {"source": "outside.md", "status": "added", "chunks": 1, "error": ""}) in events
+    assert events[-1] == (
+        "done",
+        {"added": 1, "updated": 0, "unchanged": 0, "failed": 0, "chunks": 1},
+    )
+    kept = settings.data_dir / "uploads" / "uploaded" / "outside.md"
+    assert kept.read_bytes() == text
+    assert not list(tmp_path.glob("outside.md")) and not list(settings.data_dir.glob("outside.md"))
+    assert deps.store.info("uploaded").documents == 1
+    listed = {c["name"]: c for c in uploads_client.get("/api/collections").json()}
+    assert listed["uploaded"]["description"] == "notes"
+
+
+@pytest.mark.parametrize(
+    ("given", "kept"),
+    [
+        ("../../etc/passwd.md", "passwd.md"),
+        ("..\\..\\windows\\a b.TXT", "a_b.txt"),
+        ("/abs/.hidden.md", "hidden.md"),
+        ("....md", "upload.md"),
+        ("über straße.pdf", "ber_stra_e.pdf"),
+        ("a\x00b.md", "a_b.md"),
+    ],
+)
+def test_upload_names_are_made_plain_file_names(given: str, kept: str):
+    assert safe_name(given) == kept
