@@ -1,1 +1,266 @@
+// The deepsift page: ask a question, watch the run's steps, read the report and its cited
+// excerpts, download it, reopen past runs, upload documents. No framework, no build step.
+"use strict";
 
+const token = document.body.dataset.token || "";
+const $ = (id) => document.getElementById(id);
+let current = null; // {threadId, events, excerpts}
+
+function withToken(url) {
+  if (!token) return url;
+  return url + (url.includes("?") ? "&" : "?") + "token=" + encodeURIComponent(token);
+}
+
+async function api(path, options = {}) {
+  const headers = Object.assign({}, options.headers || {});
+  if (token) headers.Authorization = "Bearer " + token;
+  const response = await fetch(path, Object.assign({}, options, { headers }));
+  const body = response.headers.get("content-type")?.includes("json") ? await response.json() : null;
+  if (!response.ok) throw new Error((body && body.error) || response.statusText);
+  return body;
+}
+
+function say(text, isError = false) {
+  $("status").textContent = text;
+  $("status").classList.toggle("error", isError);
+}
+
+function element(tag, text, className) {
+  const node = document.createElement(tag);
+  if (text !== undefined) node.textContent = text;
+  if (className) node.className = className;
+  return node;
+}
+
+async function loadCollections() {
+  const sources = $("sources");
+  try {
+    const found = await api("/api/collections");
+    sources.replaceChildren(element("legend", "Sources"));
+    if (!found.length) sources.append(element("span", "no collections yet: add documents", "dim"));
+    for (const source of found) {
+      const label = element("label");
+      const box = element("input");
+      box.type = "checkbox";
+      box.name = "source";
+      box.value = source.name;
+      box.checked = true;
+      label.title = source.description || "";
+      label.append(box, " " + source.name);
+      sources.append(label);
+    }
+  } catch (e) {
+    sources.replaceChildren(element("legend", "Sources"), element("span", e.message, "dim"));
+  }
+}
+
+function chosenSources() {
+  const boxes = [...document.querySelectorAll("input[name=source]")];
+  const checked = boxes.filter((box) => box.checked).map((box) => box.value);
+  return checked.length === boxes.length ? [] : checked; // all: the default sources
+}
+
+function showStep(data) {
+  for (const line of data.lines) {
+    const item = element("li");
+    item.dataset.node = data.node;
+    for (const [text, style] of line) item.append(element("span", text, style || undefined));
+    $("steps").append(item);
+  }
+  if (data.next && data.next !== "done") say(data.next + "…");
+}
+
+function follow(threadId) {
+  current = { threadId, excerpts: null };
+  $("steps").replaceChildren();
+  $("result").hidden = true;
+  say("starting…");
+  const source = new EventSource(withToken(`/api/runs/${threadId}/events`));
+  source.addEventListener("queued", (e) => {
+    const place = JSON.parse(e.data).position;
+    say(`waiting for the model: place ${place} in the queue`);
+  });
+  source.addEventListener("started", () => say("running…"));
+  source.addEventListener("step", (e) => showStep(JSON.parse(e.data)));
+  source.addEventListener("result", (e) => {
+    source.close();
+    const result = JSON.parse(e.data);
+    say(summary(result));
+    showResult(threadId, result);
+    loadRuns();
+    $("run").disabled = false;
+  });
+  source.addEventListener("error", (e) => {
+    source.close();
+    $("run").disabled = false;
+    if (e.data) say("error: " + JSON.parse(e.data).message, true);
+    else say("lost the connection to the server", true);
+    loadRuns();
+  });
+}
+
+function summary(result) {
+  if (result.status === "paused") return `paused for review (thread ${result.thread_id})`;
+  const usage = result.usage;
+  return `done: ${usage.llm_calls} LLM calls, ${usage.prompt_tokens + usage.completion_tokens} tokens` +
+    `, thread ${result.thread_id}`;
+}
+
+function showResult(threadId, result) {
+  $("report").innerHTML = result.html; // rendered by the server from Markdown, raw HTML off
+  for (const link of document.querySelectorAll("#exports a")) {
+    link.href = withToken(`/api/runs/${threadId}/report.${link.dataset.format}`);
+  }
+  $("result").hidden = false;
+  current = { threadId, excerpts: result.excerpts || null };
+}
+
+async function excerptsOf(threadId) {
+  if (current && current.threadId === threadId && current.excerpts) return current.excerpts;
+  const saved = await api(`/api/runs/${threadId}`);
+  const excerpts = (saved.result && saved.result.excerpts) || [];
+  if (current && current.threadId === threadId) current.excerpts = excerpts;
+  return excerpts;
+}
+
+async function openCitation(link) {
+  const n = Number(link.textContent.replace(/[^0-9]/g, ""));
+  const block = link.closest("p, li, td") || link;
+  const open = block.nextElementSibling;
+  if (open && open.classList.contains("excerpt") && open.dataset.n === String(n)) {
+    open.remove();
+    return;
+  }
+  const box = element("div", undefined, "excerpt");
+  box.dataset.n = String(n);
+  const cited = (await excerptsOf(current.threadId)).filter((e) => e.n === n);
+  if (!cited.length) box.append(element("p", `[${n}]: no excerpt kept for this citation`));
+  for (const excerpt of cited) {
+    box.append(element("strong", `[${n}] ${excerpt.title}`));
+    box.append(element("div", `${excerpt.source} · passage ${excerpt.position + 1}`, "dim"));
+    box.append(element("blockquote", excerpt.text));
+  }
+  block.after(box);
+}
+
+async function loadRuns() {
+  let runs = [];
+  try {
+    runs = await api("/api/runs");
+  } catch (e) {
+    return;
+  }
+  $("runs").replaceChildren(
+    ...runs.map((run) => {
+      const item = element("li", run.question);
+      item.dataset.thread = run.thread_id;
+      const when = new Date(run.created * 1000).toLocaleString();
+      item.append(element("small", `${run.status} · ${when} · ${run.thread_id}`));
+      if (run.error) item.append(element("small", run.error));
+      item.addEventListener("click", () => openRun(run));
+      return item;
+    }),
+  );
+}
+
+async function openRun(run) {
+  $("question").value = run.question;
+  if (run.status === "queued" || run.status === "running") return follow(run.thread_id);
+  $("steps").replaceChildren();
+  try {
+    const saved = await api(`/api/runs/${run.thread_id}`);
+    if (!saved.result) return say(`run ${run.thread_id}: ${run.status} ${run.error || ""}`);
+    say(`${run.status}: thread ${run.thread_id}`);
+    showResult(run.thread_id, saved.result);
+  } catch (e) {
+    say(e.message, true);
+  }
+}
+
+async function ask(event) {
+  event.preventDefault();
+  const request = {
+    question: $("question").value,
+    collections: chosenSources(),
+    length: $("length").value,
+    language: $("language").value.trim() || null,
+    agent: $("agent").value,
+  };
+  $("run").disabled = true;
+  try {
+    const started = await api("/api/runs", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(request),
+    });
+    follow(started.thread_id);
+    loadRuns();
+  } catch (e) {
+    $("run").disabled = false;
+    say(e.message, true);
+  }
+}
+
+function* serverEvents(text) {
+  for (const block of text.split("\n\n")) {
+    const fields = {};
+    for (const line of block.split("\n")) {
+      const at = line.indexOf(": ");
+      if (at > 0) fields[line.slice(0, at)] = line.slice(at + 2);
+    }
+    if (fields.event) yield [fields.event, JSON.parse(fields.data)];
+  }
+}
+
+async function upload(event) {
+  event.preventDefault();
+  const log = $("upload-log");
+  const form = new FormData();
+  for (const file of $("files").files) form.append("files", file);
+  const collection = encodeURIComponent($("collection").value);
+  const description = encodeURIComponent($("description").value);
+  log.textContent = "uploading…\n";
+  const headers = token ? { Authorization: "Bearer " + token } : {};
+  const response = await fetch(`/api/collections/${collection}/files?description=${description}`, {
+    method: "POST",
+    body: form,
+    headers,
+  });
+  if (!response.ok) {
+    const body = await response.json().catch(() => ({ error: response.statusText }));
+    log.textContent = "refused: " + body.error + "\n";
+    return;
+  }
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let pending = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    pending += decoder.decode(value, { stream: true });
+    const cut = pending.lastIndexOf("\n\n");
+    if (cut < 0) continue;
+    for (const [name, data] of serverEvents(pending.slice(0, cut))) log.textContent += describe(name, data);
+    pending = pending.slice(cut + 2);
+  }
+  loadCollections();
+}
+
+function describe(name, data) {
+  if (name === "start") return `ingesting ${data.files} file(s)\n`;
+  if (name === "chunks") return `  ${data.source}: ${data.done}/${data.total} chunks embedded\n`;
+  if (name === "file") return `${data.source}: ${data.status}${data.error ? " (" + data.error + ")" : ""}\n`;
+  if (name === "done") return `done: ${data.added} added, ${data.updated} updated, ${data.unchanged} unchanged, ${data.failed} failed\n`;
+  return `error: ${data.message}\n`;
+}
+
+$("question-form").addEventListener("submit", ask);
+$("upload-form").addEventListener("submit", upload);
+$("report").addEventListener("click", (event) => {
+  const link = event.target.closest("a.cite");
+  if (!link) return;
+  event.preventDefault();
+  openCitation(link);
+});
+loadCollections();
+loadRuns();
