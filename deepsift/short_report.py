@@ -1,13 +1,17 @@
 """The short report of the answering agents (Search-o1, ReAct): the answer reached, then cited
-findings from the excerpts the agent read, then Notes and Sources."""
+findings from the excerpts the agent read, then Notes and Sources. Each finding's numbers and
+names are checked against the excerpts it cites, as in the deepsift report (deepsift.claims);
+one that fails is left out (no rewrite: the report stays one call), and the Notes say so."""
 
 from langchain_core.messages import HumanMessage, SystemMessage
 
 from deepsift.citations import cited_report
-from deepsift.cited_text import CitedText
+from deepsift.cited_text import CitedText, clean, render
+from deepsift.claims import hold_to_evidence
 from deepsift.deps import Deps
 from deepsift.excerpts import numbered
 from deepsift.prompts import short_report as prompt
+from deepsift.report_shape import is_english
 from deepsift.state import Chunk, Source, Usage
 from deepsift.structured import ask_structured
 
@@ -23,6 +27,7 @@ def short_report(
     """The report, the sources it cites and what writing it cost (one structured call when
     there are excerpts, none otherwise)."""
     usage = Usage()
+    remarks = list(remarks or [])
     body = [f"# {question}", f"**Answer:** {answer or 'not found'}"]
     if shown:
         number = {chunk.id: n for n, chunk in enumerate(shown, 1)}
@@ -37,7 +42,23 @@ def short_report(
         reply, usage = ask_structured(
             deps.llm, messages, CitedText, max_tokens=deps.settings.section_tokens
         )
-        findings = reply.render(set(number.values())) if reply else ""
+        sentences = clean(reply.sentences, set(number.values())) if reply else []
+        excerpts = {n: chunk.text for chunk, n in zip(shown, number.values(), strict=True)}
+        # The answer may be computed (ReAct's calculator): a finding may restate it.
+        kept, counts = hold_to_evidence(
+            sentences,
+            excerpts,
+            f"{question} {answer}",
+            rewrite=None,
+            check_names=is_english(deps.settings.report_language),
+        )
+        usage = usage + Usage(claims_checked=counts.checked, claims_dropped=counts.dropped)
+        if counts.dropped:
+            remarks.append(
+                f"{counts.dropped} sentence(s) left out: the excerpts they cite do not state "
+                "their figures or names."
+            )
+        findings = render([s for s in kept if s])
         body.append(f"## Findings\n\n{findings or 'The findings could not be written.'}")
     else:
         body.append("Nothing relevant was found in the searched sources.")

@@ -132,10 +132,20 @@ class ScriptedSearchO1:
                 if first
                 else "No helpful information found."
             )
-        if system.startswith("You write a short research report"):
-            shown = [int(n) for n in re.findall(r"^\[(\d+)\]", last_user_text(body), re.MULTILINE)]
-            return {"sentences": [{"text": f"Finding {n}.", "excerpts": [n]} for n in shown]}
+        if system.startswith(SHORT_REPORT_SYSTEM):
+            return short_report_reply(body)
         return self.structured(body)
+
+
+SHORT_REPORT_SYSTEM = "You write a short research report"
+
+
+def short_report_reply(body: dict[str, Any]) -> dict[str, Any]:
+    """A short report's findings: the first sentence of each excerpt shown, citing it."""
+    shown = excerpts(last_user_text(body))
+    return {
+        "sentences": [{"text": first_sentence(text), "excerpts": [n]} for n, text in shown.items()]
+    }
 
 
 def excerpts(text: str) -> dict[int, str]:
@@ -187,9 +197,8 @@ class ScriptedReAct:
         if system.startswith(VOTE_SYSTEM):
             vote = self.votes[body.get("seed", 0) % len(self.votes)]
             return f"The excerpts point to it.\nAnswer: {vote}"
-        if system.startswith("You write a short research report"):
-            shown = [int(n) for n in re.findall(r"^\[(\d+)\]", last_user_text(body), re.MULTILINE)]
-            return {"sentences": [{"text": f"Finding {n}.", "excerpts": [n]} for n in shown]}
+        if system.startswith(SHORT_REPORT_SYSTEM):
+            return short_report_reply(body)
         return self.structured(body)
 
 
