@@ -13,6 +13,8 @@ from deepsift.serve.runs import INDEX_FILE
 from deepsift.serve.uploads import safe_name
 
 from conftest import run_cli
+from fake_openai import FakeOpenAI
+from scripted import ScriptedResearcher
 
 QUESTION = "Why was Kestrel Works built and did it reduce phosphorus in Lake Veldmere?"
 
@@ -215,3 +217,25 @@ def test_an_allowed_upload_is_ingested_with_progress_and_its_name_cannot_escape(
 )
 def test_upload_names_are_made_plain_file_names(given: str, kept: str):
     assert safe_name(given) == kept
+
+
+def test_a_run_whose_endpoint_fails_ends_its_stream_with_a_one_line_error(
+    tmp_path: Path, sample_store
+):
+    from deepsift.deps import Deps
+    from deepsift.models import chat_model, get_embedder
+
+    with FakeOpenAI(ScriptedResearcher(), dies_at=lambda body: True) as dead:
+        settings = Settings(
+            data_dir=tmp_path / "data", llm_base_url=dead.url, llm_api_key="t", llm_retries=0
+        )
+        deps = Deps(settings, sample_store, get_embedder(settings), chat_model(settings))
+        with TestClient(create_app(settings, deps), base_url="http://127.0.0.1:8000") as client:
+            thread_id = client.post("/api/runs", json={"question": QUESTION}).json()["thread_id"]
+            events = run_events(client, thread_id)
+            listed = client.get("/api/runs").json()
+
+    name, data = events[-1]
+    assert name == "error" and "\n" not in data["message"]
+    assert dead.url.removesuffix("/v1") in data["message"] and thread_id in data["message"]
+    assert listed[0]["status"] == "failed" and listed[0]["error"] == data["message"]
