@@ -91,7 +91,7 @@ def research(
     `max_iterations`), "search-o1" (searches mid-reasoning; bounded by `max_searches`) or
     "react" (thought, action, observation; bounded by `max_steps` actions).
     `collections` (names, "web" among them) limit the sources; by default every collection is
-    searched, and the web too when a Tavily key is set. `web` forces the web on or off.
+    searched, and the web too when a web backend is set up. `web` forces the web on or off.
 
     With `review` (deepsift only), the run pauses after planning its first searches and
     `reviewer` decides the plan; without a reviewer (or when it returns None) the result is

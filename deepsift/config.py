@@ -2,11 +2,13 @@
 
 import tomllib
 from pathlib import Path
-from typing import Any, Literal, get_args, get_origin
+from typing import Annotated, Any, Literal, get_args, get_origin
 
-from pydantic import AliasChoices, Field, ValidationError, model_validator
+import httpx
+from pydantic import AliasChoices, Field, ValidationError, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
+    NoDecode,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
     TomlConfigSettingsSource,
@@ -118,7 +120,22 @@ class Settings(BaseSettings):
         description="enables the `web` source",
     )
     tavily_base_url: str = Field("", description="a Tavily-compatible endpoint; empty: Tavily's")
-    web_results: int = Field(5, ge=1, description="Tavily results per web query")
+    web_backend: Literal["tavily", "searxng"] = Field(
+        "tavily", description="web search: tavily (needs its key) or searxng (needs searxng_url)"
+    )
+    searxng_url: str = Field(
+        "", description="a SearXNG instance with its JSON API on; the web source with searxng"
+    )
+    web_include_domains: Annotated[list[str], NoDecode] = Field(
+        [], description="comma-separated: only web results from these domains (and subdomains)"
+    )
+    web_exclude_domains: Annotated[list[str], NoDecode] = Field(
+        [], description="comma-separated: never web results from these domains (and subdomains)"
+    )
+    web_max_age_days: int = Field(
+        0, ge=0, description="drop web results published longer ago; undated kept; 0: no limit"
+    )
+    web_results: int = Field(5, ge=1, description="search results kept per web query")
     web_rephrasings: int = Field(2, ge=0, description="extra phrasings searched per web sub-query")
     web_fetch_pages: int = Field(3, ge=0, description="top result pages fetched and read in full")
     web_passages: int = Field(3, ge=1, description="passages kept from each fetched page")
@@ -135,6 +152,23 @@ class Settings(BaseSettings):
     serve_max_upload_bytes: int = Field(
         50_000_000, ge=1, description="deepsift serve: largest upload (all its files together)"
     )
+
+    @field_validator("web_include_domains", "web_exclude_domains", mode="before")
+    @classmethod
+    def _domains(cls, value: Any) -> Any:
+        """A comma-separated string or a list; `https://Example.com/x` or `*.example.com` is
+        read as example.com."""
+        names = value.split(",") if isinstance(value, str) else value
+        if not isinstance(names, list):
+            return value
+        return list(dict.fromkeys(filter(None, map(_domain, names))))
+
+    @field_validator("searxng_url")
+    @classmethod
+    def _http_url(cls, value: str) -> str:
+        if value and not value.startswith(("http://", "https://")):
+            raise ValueError("expected an http:// or https:// address")
+        return value.rstrip("/")
 
     @model_validator(mode="after")
     def _overlap_below_chunk(self) -> "Settings":
@@ -195,6 +229,16 @@ class Settings(BaseSettings):
     @property
     def web_cache_dir(self) -> Path:
         return self.data_dir / "web-cache"
+
+
+def _domain(name: Any) -> str:
+    name = str(name).strip().lower()
+    if "://" in name:
+        try:
+            name = httpx.URL(name).host
+        except httpx.InvalidURL:
+            pass  # kept as written: it matches no host, and the setting shows it
+    return name.removeprefix("*.").strip(".")
 
 
 class SettingsError(UserError):

@@ -1,5 +1,5 @@
 """The resources every node shares in one graph: settings, store, embedder, chat model, and the
-web source when a Tavily key is set."""
+web source when its backend (a Tavily key, or a SearXNG address) is set up."""
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -9,6 +9,7 @@ from langchain_core.language_models import BaseChatModel
 from deepsift.config import Settings
 from deepsift.models import Embedder, chat_model, get_embedder
 from deepsift.store import Store
+from deepsift.web import web_configured
 
 if TYPE_CHECKING:
     from deepsift.web.source import WebSource
@@ -23,8 +24,8 @@ class Deps:
     web: "WebSource | None" = None
 
     def __post_init__(self) -> None:
-        if self.web is None and self.settings.tavily_api_key:
-            from deepsift.web.source import WebSource  # only then: it loads trafilatura and tavily
+        if self.web is None and web_configured(self.settings):
+            from deepsift.web.source import WebSource  # only then: it loads trafilatura
 
             self.web = WebSource(self.settings, self.embedder)
 

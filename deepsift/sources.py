@@ -1,4 +1,4 @@
-"""Which sources a run may search: the collections, and the web when a Tavily key is set.
+"""Which sources a run may search: the collections, and the web when its backend is set up.
 
 Every entry point (CLI, Python, Studio, batch, eval) goes through `resolve_sources`, which the
 graphs call on their own input, so a bad source is the same one-line error everywhere.
@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from deepsift.errors import UserError
 from deepsift.store import StoreError
-from deepsift.web import WEB, WEB_DESCRIPTION
+from deepsift.web import WEB, WEB_DESCRIPTION, web_missing
 
 if TYPE_CHECKING:
     from deepsift.deps import Deps
@@ -40,15 +40,13 @@ def available_sources(allowed: list[str] | None, deps: "Deps") -> dict[str, str]
 
 def resolve_sources(deps: "Deps", names: list[str] | None, web: bool | None = None) -> list[str]:
     """The sources a run searches: the named ones (every collection by default), plus the web
-    when a Tavily key is set, unless `web` forces it on or off. Fails before any LLM call when
+    when its backend is set up, unless `web` forces it on or off. Fails before any LLM call when
     there is nothing (valid) to search."""
     collections = deps.store.names()
     if web is None:
         web = WEB in names if names else deps.web is not None
     if web and not deps.web:
-        raise UserError(
-            "the web source needs a Tavily API key: set DEEPSIFT_TAVILY_API_KEY (or TAVILY_API_KEY)"
-        )
+        raise UserError(web_missing(deps.settings))
     default = _searched_by_default(collections)
     sources = [name for name in dict.fromkeys(names or default) if name != WEB]
     sources += [WEB] if web else []

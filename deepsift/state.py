@@ -160,7 +160,7 @@ class ResearchInput(TypedDict, total=False):
     agent: str
     question: Required[str]
     sources_to_search: list[str]  # collections, "web" among them; empty: every collection
-    web: bool | None  # force the web on or off; None: on when a Tavily key is set
+    web: bool | None  # force the web on or off; None: on when a web backend is set up
     max_iterations: int
     review: bool
     report_length: str  # brief, standard or long; default: the report_length setting

@@ -138,7 +138,7 @@ def _parser() -> argparse.ArgumentParser:
     research.add_argument(
         "--web",
         action=argparse.BooleanOptionalAction,
-        help="search the web too (default: when a Tavily key is set), or never (--no-web)",
+        help="search the web too (default: when a web backend is set up), or never (--no-web)",
     )
     research.add_argument(
         "--review", action="store_true", help="review and edit the planned searches before they run"

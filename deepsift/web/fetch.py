@@ -21,6 +21,7 @@ import trafilatura
 from lxml.etree import ParserError
 
 from deepsift.config import Settings
+from deepsift.web.filters import WebFilter
 
 USER_AGENT = "deepsift/0.1 (+research agent)"
 MAX_REDIRECTS = 3
@@ -36,6 +37,10 @@ AddressPolicy = Callable[[Address], bool]
 
 class FetchError(Exception):
     """A page that could not be fetched; str(e) is one line naming the URL and why."""
+
+
+class ExcludedPage(FetchError):
+    """A page that leads to a domain the web filters refuse (web_include/exclude_domains)."""
 
 
 @dataclass(frozen=True)
@@ -99,6 +104,7 @@ class PageFetcher:
         self._is_allowed = is_allowed_address or (
             _any_address if settings.web_allow_private_hosts else is_public
         )
+        self._filter = WebFilter.from_settings(settings)
         self._ssl_context = httpx.create_ssl_context()  # once: loading CA certificates is slow
         self._lock = threading.Lock()
         self._url_locks: dict[str, threading.Lock] = {}
@@ -116,6 +122,8 @@ class PageFetcher:
                 self._store(page)
                 with self._lock:
                     self.network_fetches += 1
+        if not self._filter.allows_url(page.final_url):  # a page cached before the filter
+            raise ExcludedPage(f"{url}: leads to {page.final_url}, an excluded domain")
         return page
 
     def fetch_many(self, urls: list[str]) -> dict[str, Page | FetchError]:
@@ -147,6 +155,8 @@ class PageFetcher:
         ) as client:
             for hop in range(MAX_REDIRECTS + 1):
                 label = url if hop == 0 else f"{url} (redirected to {target})"
+                if not self._filter.allows_url(str(target)):  # never asked for
+                    raise ExcludedPage(f"{label}: an excluded domain")
                 address = _checked_address(target, self._is_allowed, label)
                 # Connect to the address just checked rather than the name, so a second DNS answer
                 # cannot point us elsewhere (DNS rebinding); Host and TLS (SNI and certificate)

@@ -1,10 +1,11 @@
 """The `web` source, built like Open Deep Search's search tool (section 2.1): rephrase the query,
-search every phrasing, merge the results by URL, read the top pages in full and keep their
-passages most like the query."""
+search every phrasing (Tavily or SearXNG), merge the results by URL, drop what the domain and
+recency filters refuse, read the top pages in full and keep their passages most like the query."""
 
 import hashlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 from langchain_core.language_models import BaseChatModel
@@ -20,8 +21,9 @@ from deepsift.queries import clean_queries
 from deepsift.state import Chunk, Usage
 from deepsift.structured import ask_structured
 from deepsift.web import WEB
-from deepsift.web.fetch import FetchError, Page, PageFetcher
-from deepsift.web.tavily import SearchError, TavilySearch, WebResult
+from deepsift.web.fetch import ExcludedPage, FetchError, Page, PageFetcher
+from deepsift.web.filters import WebFilter
+from deepsift.web.results import SearchError, WebResult
 
 
 class Rephrasings(BaseModel):
@@ -35,11 +37,27 @@ class WebFound:
     notes: list[str] = field(default_factory=list)
 
 
+class SearchEngine(Protocol):
+    def search(self, query: str) -> list[WebResult]: ...
+
+
+def search_engine(settings: Settings) -> SearchEngine:
+    """The configured backend (each imported only when chosen)."""
+    if settings.web_backend == "searxng":
+        from deepsift.web.searxng import SearxngSearch
+
+        return SearxngSearch(settings)
+    from deepsift.web.tavily import TavilySearch
+
+    return TavilySearch(settings)
+
+
 class WebSource:
     def __init__(self, settings: Settings, embedder: Embedder) -> None:
         self.settings = settings
         self.embedder = embedder
-        self.engine = TavilySearch(settings)
+        self.engine = search_engine(settings)
+        self.filter = WebFilter.from_settings(settings)
         self.fetcher = PageFetcher(settings)
 
     def search(self, query: str, llm: BaseChatModel) -> WebFound:
@@ -49,8 +67,25 @@ class WebSource:
         results, notes = self._search_all([query, *phrasings])
         to_read = [r.url for r in results[: self.settings.web_fetch_pages]]
         fetched = self.fetcher.fetch_many(to_read) if to_read else {}
-        notes += [str(outcome) for outcome in fetched.values() if isinstance(outcome, FetchError)]
-        pages = {url: page for url, page in fetched.items() if isinstance(page, Page)}
+        # A page that ends on an excluded domain, or states a date too old, is dropped with its
+        # result, and without a note: the report never names an excluded address.
+        refused = {
+            url
+            for url, outcome in fetched.items()
+            if isinstance(outcome, ExcludedPage)
+            or (isinstance(outcome, Page) and not self.filter.is_recent(outcome.published))
+        }
+        results = [r for r in results if r.url not in refused]
+        notes += [
+            str(outcome)
+            for url, outcome in fetched.items()
+            if isinstance(outcome, FetchError) and url not in refused
+        ]
+        pages = {
+            url: page
+            for url, page in fetched.items()
+            if isinstance(page, Page) and url not in refused
+        }
         passages = self._best_passages(query, results, pages)
         snippets = [
             _chunk(query, r.url, r.title, r.snippet, r.published, position=-1)
@@ -89,6 +124,10 @@ class WebSource:
         merged: dict[str, WebResult] = {}
         for outcome in outcomes:
             for result in outcome if isinstance(outcome, list) else []:
+                if not self.filter.allows_url(result.url) or not self.filter.is_recent(
+                    result.published
+                ):
+                    continue
                 if result.url not in merged or result.score > merged[result.url].score:
                     merged[result.url] = result
         notes = [str(o) for o in outcomes if isinstance(o, SearchError)]

@@ -1,25 +1,12 @@
 """Tavily web search: results with their metadata (ODS 2.1.2), or one line saying what failed."""
 
-from dataclasses import dataclass
-
 import requests
 from tavily import TavilyClient
 from tavily import errors as tavily_errors
 
 from deepsift.config import Settings
-
-
-class SearchError(Exception):
-    """A web search that failed; str(e) is one line naming the query and why."""
-
-
-@dataclass(frozen=True)
-class WebResult:
-    url: str
-    title: str
-    snippet: str
-    published: str
-    score: float
+from deepsift.web.filters import WebFilter
+from deepsift.web.results import SearchError, WebResult
 
 
 class TavilySearch:
@@ -29,10 +16,19 @@ class TavilySearch:
         )
         self._results = settings.web_results
         self._timeout = settings.web_timeout
+        # Tavily filters too; its results are still checked after (deepsift.web.filters).
+        wanted = WebFilter.from_settings(settings)
+        self._filters = {
+            "include_domains": list(wanted.include) or None,
+            "exclude_domains": list(wanted.exclude) or None,
+            "time_range": wanted.time_range,
+        }
 
     def search(self, query: str) -> list[WebResult]:
         try:
-            reply = self._client.search(query, max_results=self._results, timeout=self._timeout)
+            reply = self._client.search(
+                query, max_results=self._results, timeout=self._timeout, **self._filters
+            )
         except Exception as e:  # the service is outside our control: every failure is a note
             raise SearchError(f"web search for {query!r} failed: {self._reason(e)}") from e
         return [
