@@ -19,6 +19,8 @@ HEAVY = (
     "deepsift.eval.report",
     "starlette",
     "uvicorn",
+    "mcp",
+    "deepsift.mcp_server",
 )
 
 

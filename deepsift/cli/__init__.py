@@ -16,6 +16,7 @@ from deepsift.cli.batch import run_batch_command
 from deepsift.cli.collections import run_collections
 from deepsift.cli.console import err
 from deepsift.cli.ingest import run_ingest
+from deepsift.cli.mcp import run_mcp
 from deepsift.cli.research import run_graph, run_research
 from deepsift.cli.serve import run_serve
 from deepsift.config import load_settings
@@ -186,12 +187,17 @@ def _parser() -> argparse.ArgumentParser:
     )
     serve.set_defaults(run=run_serve)
 
+    mcp = commands.add_parser(
+        "mcp", help="research, ingest and reports for MCP clients (assistants, editors), on stdio"
+    )
+    mcp.set_defaults(run=run_mcp)
+
     # Imported here, not at the top: deepsift.eval.command imports deepsift.cli.console, and
     # importing that runs this module first.
     from deepsift.eval.command import add_parser as add_eval
 
     add_eval(commands)
-    for name in ("ingest", "research", "batch", "collections", "eval", "serve"):
+    for name in ("ingest", "research", "batch", "collections", "eval", "serve", "mcp"):
         commands.choices[name].add_argument(
             "--wait",
             type=_seconds,

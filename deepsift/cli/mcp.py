@@ -1,0 +1,17 @@
+"""`deepsift mcp`: the tools over the Model Context Protocol, on stdin and stdout."""
+
+import argparse
+
+from deepsift.config import Settings
+from deepsift.errors import UserError
+
+
+def run_mcp(args: argparse.Namespace, settings: Settings) -> int:
+    try:
+        from deepsift.mcp_server import serve
+    except ImportError as e:
+        raise UserError(
+            f"deepsift mcp needs the mcp extra ({e.name} is missing): pip install -e '.[mcp]'"
+        ) from None
+    serve(settings)
+    return 0

@@ -1,0 +1,276 @@
+"""`deepsift mcp`: the research agent as a Model Context Protocol server over stdin and stdout.
+
+Four tools: research, list_collections, ingest, get_report. Long calls send progress
+notifications (each graph step, each file ingested). A failure the user can fix comes back as a
+tool error of one line; a bug as the SDK's generic tool error, its traceback on stderr. stdout
+carries the protocol only: while it serves, the SDK points file descriptor 1 at stderr, so no
+print, progress bar or library can write into it.
+
+The store is opened while a call needs it and closed after the last one, so the data directory
+is free between calls (a `deepsift ingest` in a terminal can run); the models stay loaded."""
+
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+import anyio.from_thread
+from langchain_core.language_models import BaseChatModel
+from mcp.server import MCPServer
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import BaseModel, Field
+from rich.text import Text
+
+from deepsift import api
+from deepsift.config import Settings
+from deepsift.deps import Deps
+from deepsift.errors import UserError
+from deepsift.live_steps import step_lines
+from deepsift.models import Embedder, chat_model, endpoint_failure, get_embedder
+from deepsift.report_shape import Length
+from deepsift.store import CollectionInfo, Store
+from deepsift.web import WEB, web_configured
+
+INSTRUCTIONS = """deepsift researches questions in the user's document collections (and the web when
+it is set up) and answers with a report whose [n] cite the passages it retrieved. Call
+list_collections to see what can be searched, research to write a report (minutes on a small
+model), get_report to read a finished run again by its thread id, and ingest to add files."""
+
+
+class Report(BaseModel):
+    thread_id: str = Field(description="get_report reads this run again")
+    status: str = Field(description="done, or paused (a run stopped part way)")
+    question: str
+    report: str = Field(description="Markdown; its [n] are listed under ## Sources at the end")
+    sources: list[api.CitedSource]
+    notes: list[str] = Field(description="sources that failed (web searches, pages)")
+    usage: api.RunUsage
+
+
+class IngestedFile(BaseModel):
+    path: str
+    status: str = Field(description="added, updated, unchanged, failed or pruned")
+    chunks: int
+    error: str
+
+
+class Ingested(BaseModel):
+    collection: str
+    added: int
+    updated: int
+    unchanged: int
+    failed: int
+    new_chunks: int
+    files: list[IngestedFile]
+
+
+class _Resources:
+    """The models, loaded once; the store, open while at least one call uses it."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._lock = threading.Lock()
+        self._embedder: Embedder | None = None
+        self._llm: BaseChatModel | None = None
+        self._store: Store | None = None
+        self._users = 0
+        self.ingesting = threading.Lock()  # one ingest at a time: they write the same files
+
+    def embedder(self) -> Embedder:
+        with self._lock:
+            self._embedder = self._embedder or get_embedder(self.settings)
+            return self._embedder
+
+    @contextmanager
+    def store(self) -> Iterator[Store]:
+        with self._lock:
+            if self._store is None:
+                self._store = Store(self.settings)
+            self._users += 1
+            store = self._store
+        try:
+            yield store
+        finally:
+            with self._lock:
+                self._users -= 1
+                if not self._users:
+                    self._store.close()
+                    self._store = None
+
+    @contextmanager
+    def deps(self) -> Iterator[Deps]:
+        embedder = self.embedder()
+        with self._lock:
+            self._llm = self._llm or chat_model(self.settings)
+        with self.store() as store:
+            yield Deps(self.settings, store, embedder, self._llm)
+
+
+@contextmanager
+def _tool_errors() -> Iterator[None]:
+    """A failure the user can fix, as the tool error's one line."""
+    try:
+        yield
+    except UserError as e:
+        raise ToolError(str(e)) from None
+    except Exception as e:
+        reason = endpoint_failure(e)
+        if reason is None:
+            raise  # a bug: the SDK answers a generic tool error and logs the traceback
+        raise ToolError(reason) from None
+
+
+def _progress(ctx: Context) -> Callable[[float, float | None, str], None]:
+    """Send a progress notification from the worker thread a tool runs in."""
+
+    def send(progress: float, total: float | None, message: str) -> None:
+        anyio.from_thread.run(ctx.report_progress, progress, total, message)
+
+    return send
+
+
+def _report(result: api.ResearchResult) -> Report:
+    return Report(
+        thread_id=result.thread_id,
+        status=result.status,
+        question=result.question,
+        report=result.report,
+        sources=result.sources,
+        notes=result.notes,
+        usage=result.usage,
+    )
+
+
+def build_server(settings: Settings) -> MCPServer:
+    resources = _Resources(settings)
+    server = MCPServer("deepsift", instructions=INSTRUCTIONS, log_level="WARNING")
+    web = f" and {WEB!r} (the web)" if web_configured(settings) else ""
+
+    @server.tool(
+        description="Research a question in the collections and write a cited report "
+        "(Markdown ending with ## Sources). Takes minutes; sends a progress notification per "
+        "step. Returns the report, its sources and a thread_id for get_report."
+    )
+    def research(
+        question: Annotated[str, Field(description="the question to research")],
+        ctx: Context,
+        sources: Annotated[
+            list[str] | None,
+            Field(description=f"collection names{web} to search; default: every collection"),
+        ] = None,
+        length: Annotated[
+            Length | None, Field(description="brief ~300, standard ~1,000, long ~2,500 words")
+        ] = None,
+        language: Annotated[
+            str | None, Field(description="the report's language; default: the question's")
+        ] = None,
+    ) -> Report:
+        send = _progress(ctx)
+        steps = 0
+
+        def on_update(node: str, update: dict[str, Any]) -> None:
+            nonlocal steps
+            lines = [Text.from_markup(line).plain for line in step_lines(node, update)]
+            if lines:
+                steps += 1
+                send(steps, None, "\n".join(lines))
+
+        with _tool_errors(), resources.deps() as deps:
+            result = api.research(
+                question,
+                settings,
+                collections=sources or None,
+                length=length,
+                language=language,
+                on_update=on_update,
+                deps=deps,
+            )
+        return _report(result)
+
+    @server.tool(description="The collections research can search: name, description, size.")
+    def list_collections() -> list[CollectionInfo]:
+        with _tool_errors(), resources.store() as store:
+            return [store.info(name) for name in store.names()]
+
+    @server.tool(
+        description="Add files or folders (absolute paths; folders recursively: .md .txt .html "
+        ".pdf .docx .json .csv) to a collection, creating it if needed. Unchanged files are "
+        "skipped. Sends a progress notification per file."
+    )
+    def ingest(
+        paths: Annotated[list[str], Field(description="files or folders, absolute paths")],
+        collection: Annotated[str, Field(description="letters, digits and _; created if new")],
+        ctx: Context,
+        description: Annotated[
+            str | None,
+            Field(description="what the collection holds; research routes questions by it"),
+        ] = None,
+    ) -> Ingested:
+        from deepsift.ingest.pipeline import FileResult
+        from deepsift.ingest.pipeline import ingest as ingest_files
+        from deepsift.store import check_collection_name
+
+        send = _progress(ctx)
+        total = 0
+        done = 0
+
+        def on_start(count: int) -> None:
+            nonlocal total
+            total = count
+            send(0, total, f"{total} files to read")
+
+        def on_file(result: FileResult) -> None:
+            nonlocal done
+            done += 1
+            send(done, max(done, total), f"{result.status} {result.source}")
+
+        with _tool_errors():
+            if not paths:
+                raise UserError("give at least one path to ingest")
+            check_collection_name(collection)
+            with resources.ingesting, resources.store() as store:
+                report = ingest_files(
+                    [Path(path).expanduser() for path in paths],
+                    collection,
+                    store,
+                    resources.embedder(),
+                    settings,
+                    description=description,
+                    on_file=on_file,
+                    on_start=on_start,
+                )
+        files = [
+            IngestedFile(path=f.source, status=f.status, chunks=f.chunks, error=f.error)
+            for f in report.files
+        ]
+        return Ingested(
+            collection=collection,
+            added=report.count("added"),
+            updated=report.count("updated"),
+            unchanged=report.count("unchanged"),
+            failed=report.count("failed"),
+            new_chunks=report.new_chunks,
+            files=files,
+        )
+
+    @server.tool(
+        description="A research run by its thread_id: its report, sources and usage "
+        "(nothing is run again)."
+    )
+    def get_report(
+        thread_id: Annotated[str, Field(description="the thread_id research returned")],
+    ) -> Report:
+        with _tool_errors(), resources.deps() as deps:
+            found = api.read_run(thread_id.strip(), settings, deps)
+            if found is None:
+                raise UserError(f"no research run has thread id {thread_id!r}")
+        return _report(found[0])
+
+    return server
+
+
+def serve(settings: Settings) -> None:
+    """Answer MCP requests on stdin and stdout until the client closes them."""
+    build_server(settings).run("stdio")

@@ -1,0 +1,128 @@
+"""`deepsift mcp`, driven as an assistant would: the MCP SDK's stdio client launches the server
+as a subprocess and calls its tools."""
+
+import sys
+from pathlib import Path
+
+import anyio
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from conftest import CORPUS
+
+QUESTION = "Why was Kestrel Works built and what did it cost?"
+TOOLS = {"research", "list_collections", "ingest", "get_report"}
+
+
+def server(tmp_path: Path, llm_url: str) -> StdioServerParameters:
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "deepsift", "mcp"],
+        env={
+            "HOME": str(tmp_path),
+            "DEEPSIFT_DATA_DIR": str(tmp_path / "data"),
+            "DEEPSIFT_LLM_BASE_URL": llm_url,
+            "DEEPSIFT_LLM_API_KEY": "test",
+        },
+        cwd=tmp_path,
+    )
+
+
+class Progress:
+    """The progress notifications one call received."""
+
+    def __init__(self) -> None:
+        self.messages: list[str] = []
+        self.values: list[float] = []
+
+    async def __call__(self, progress: float, total: float | None, message: str | None) -> None:
+        self.values.append(progress)
+        self.messages.append(message or "")
+
+
+def error_text(result) -> str:
+    assert result.is_error, result
+    (content,) = result.content
+    return content.text
+
+
+def test_an_mcp_client_ingests_researches_and_rereads_a_cited_report(tmp_path, scripted_llm):
+    stderr = (tmp_path / "server-stderr.txt").open("w")
+
+    async def session() -> dict:
+        seen = {}
+        async with Client(stdio_client(server(tmp_path, scripted_llm.url), stderr)) as client:
+            seen["tools"] = {tool.name for tool in (await client.list_tools()).tools}
+            seen["ingest_progress"] = Progress()
+            seen["ingest"] = await client.call_tool(
+                "ingest",
+                {
+                    "paths": [str(CORPUS / "science")],
+                    "collection": "science",
+                    "description": "science of Lake Veldmere",
+                },
+                progress_callback=seen["ingest_progress"],
+            )
+            seen["collections"] = await client.call_tool("list_collections", {})
+            seen["progress"] = Progress()
+            seen["research"] = await client.call_tool(
+                "research",
+                {"question": QUESTION, "sources": ["science"], "length": "brief"},
+                progress_callback=seen["progress"],
+            )
+            thread_id = seen["research"].structured_content["thread_id"]
+            seen["reread"] = await client.call_tool("get_report", {"thread_id": thread_id})
+            return seen
+
+    seen = anyio.run(session)
+    stderr.close()
+
+    assert seen["tools"] == TOOLS
+    ingested = seen["ingest"].structured_content
+    assert not seen["ingest"].is_error and ingested["added"] >= 3 and ingested["failed"] == 0
+    assert any("added" in m and ".md" in m for m in seen["ingest_progress"].messages)
+    (science,) = seen["collections"].structured_content["result"]
+    assert science["name"] == "science" and science["chunks"] > 0
+
+    research = seen["research"]
+    assert not research.is_error, research.content
+    found = research.structured_content
+    assert found["status"] == "done" and "[1]" in found["report"]
+    assert "## Sources" in found["report"] and found["sources"]
+    assert all(source["source"].startswith(str(CORPUS)) for source in found["sources"])
+    progress = seen["progress"]
+    assert len(progress.messages) >= 3 and progress.values == sorted(progress.values)
+    assert progress.messages[0].startswith("sub-queries") and "[bold]" not in progress.messages[0]
+    assert any(m.startswith("report written") for m in progress.messages), progress.messages
+
+    reread = seen["reread"].structured_content
+    assert reread["report"] == found["report"] and reread["sources"] == found["sources"]
+    assert reread["thread_id"] == found["thread_id"] and reread["usage"]["llm_calls"] > 0
+    assert "Traceback" not in (tmp_path / "server-stderr.txt").read_text()
+
+
+def test_bad_arguments_are_tool_errors_of_one_clear_line(tmp_path, scripted_llm):
+    async def session() -> list:
+        async with Client(server(tmp_path, scripted_llm.url)) as client:
+            calls = [
+                ("research", {"question": QUESTION, "sources": ["nope"]}),
+                ("research", {"question": "  "}),
+                ("get_report", {"thread_id": "0123456789ab"}),
+                ("ingest", {"paths": [str(tmp_path / "missing")], "collection": "9 lives"}),
+                ("research", {"question": QUESTION, "length": "epic"}),
+            ]
+            return [await client.call_tool(name, arguments) for name, arguments in calls]
+
+    unknown, empty, no_run, bad_name, bad_length = map(error_text, anyio.run(session))
+
+    assert unknown.endswith("no collection named 'nope'; existing: none")
+    assert empty.endswith("the question is empty")
+    assert no_run.endswith("no research run has thread id '0123456789ab'")
+    assert bad_name.endswith(
+        "collection name '9 lives' is invalid: use letters, digits and _, "
+        "not starting with a digit or _rebuild_"
+    )
+    for line in (unknown, empty, no_run, bad_name):
+        assert "\n" not in line and "Traceback" not in line
+    assert "length" in bad_length and "'brief', 'standard' or 'long'" in bad_length
+    assert scripted_llm.requests == []
