@@ -13,7 +13,7 @@ from scripted import ScriptedResearcher
 
 
 class SlowEmbedder:
-    name, dim = "slow", 1
+    name, dim, cosine_offset = "slow", 1, 0.0
 
     def __init__(self) -> None:
         self.batches: list[list[str]] = []
