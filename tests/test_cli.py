@@ -133,6 +133,14 @@ def test_collections_json_lists_exactly_the_documented_keys_and_drop_removes(tmp
     assert [c["name"] for c in after] == ["operations"]
 
 
+def test_an_error_with_brackets_is_printed_as_written(tmp_path):
+    """Brackets are not console markup: "pip install -e '.[local]'" and "x[bold]y" stay whole."""
+    result = run_cli("collections", "drop", "x[bold]y", data=tmp_path / "data")
+
+    assert result.returncode == 2
+    assert "no collection named 'x[bold]y'" in result.stderr
+
+
 def test_dropping_an_unknown_collection_is_a_clear_error(data):
     result = run_cli("collections", "drop", "nope", data=data)
 

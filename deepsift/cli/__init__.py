@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import NoReturn
 
+from rich.markup import escape
+
 from deepsift.agents import AGENTS
 from deepsift.cli.batch import run_batch_command
 from deepsift.cli.collections import run_collections
@@ -38,7 +40,8 @@ def main(argv: list[str] | None = None) -> None:
         message = _user_error(e)
         if message is None:
             raise
-        err.print(f"[red]error:[/red] {message}", highlight=False, soft_wrap=True)
+        # Escaped: "pip install -e '.[local]'" and names with brackets are not markup.
+        err.print(f"[red]error:[/red] {escape(message)}", highlight=False, soft_wrap=True)
         sys.exit(2)
 
 

@@ -3,6 +3,7 @@
 import argparse
 import time
 
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -43,7 +44,8 @@ def run_ingest(args: argparse.Namespace, settings: Settings) -> int:
             nonlocal chunks
             if result.status == "failed":
                 progress.console.print(
-                    f"[yellow]skipped[/yellow] {display_path(result.source)}: {result.error}",
+                    f"[yellow]skipped[/yellow] {escape(display_path(result.source))}: "
+                    f"{escape(result.error)}",
                     highlight=False,
                     soft_wrap=True,
                 )
@@ -54,7 +56,7 @@ def run_ingest(args: argparse.Namespace, settings: Settings) -> int:
 
         def on_chunks(source: str, done: int, total: int) -> None:
             if total > done:  # a large file: its chunks' progress, until it is written
-                name = display_path(source)
+                name = escape(display_path(source))  # the description is markup
                 description = f"files  {chunks} new chunks  {name}: {done:,}/{total:,} chunks"
                 progress.update(task, description=description)
 

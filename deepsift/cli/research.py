@@ -6,6 +6,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from rich.markdown import Markdown
+from rich.markup import escape
 
 from deepsift.cli.console import err, live_view, out
 from deepsift.config import Settings
@@ -52,7 +53,7 @@ def run_research(args: argparse.Namespace, settings: Settings) -> int:
         )
         return 130
     for note in result.notes:
-        err.print(f"[yellow]note:[/yellow] {note}", highlight=False, soft_wrap=True)
+        err.print(f"[yellow]note:[/yellow] {escape(note)}", highlight=False, soft_wrap=True)
     if result.status == "paused":
         err.print(
             "paused for review; resume with: deepsift research --thread " + result.thread_id,
@@ -123,7 +124,7 @@ def _ask_reviewer(status: Any) -> Callable[[dict[str, Any]], list[dict[str, Any]
             try:
                 _edit_plan(plan, line, pending["sources"])
             except ValueError as e:
-                err.print(f"[yellow]{e}[/yellow]", highlight=False)
+                err.print(f"[yellow]{escape(str(e))}[/yellow]", highlight=False)
 
     return ask
 
