@@ -20,8 +20,7 @@ def choose(question: str, embedder: Embedder, k: int) -> list[int]:
     `question`, most similar first."""
     if k <= 0:
         return []
-    embed_queries = getattr(embedder, "embed_queries", embedder.embed)
-    asked = _unit(np.array(embed_queries([question])))[0]
+    asked = _unit(np.array(embedder.embed_queries([question])))[0]
     scores = _example_vectors(embedder) @ asked
     return [int(i) for i in np.argsort(-scores, kind="stable")[:k]]
 
