@@ -20,13 +20,13 @@ from statistics import mean
 
 from _common import RESULTS, print_table, save
 
-from deepsift.bridge import bridge_queries
 from deepsift.config import Settings
 from deepsift.deps import Deps
 from deepsift.eval.datasets import dataset_hash, load_dataset
 from deepsift.eval.metrics import all_found, recall_at_k
 from deepsift.eval.runner import RANKING_DEPTH, corpus_collection
 from deepsift.models import get_embedder
+from deepsift.nodes.hop import follow_names
 from deepsift.state import SUB_QUERY_WEIGHT, Chunk, merge_chunks, ranked, result_list
 from deepsift.store import Store
 
@@ -56,11 +56,12 @@ def first_round(question: str, queries: list[str], use: tuple, ctx, weight: floa
         chunks = merge_chunks(chunks, search(query, settings.top_k, w=weight))
     state = {"chunks": chunks, "sub_queries": queries if with_subs else []}
     followed: set[str] = set()
+    deps = Deps(settings, store, embedder, None)
     for _ in range(hops):
         top = [c for c in ranked(state) if c.id not in followed][: settings.hop_chunks]
         followed.update(c.id for c in top)
-        for query in bridge_queries(question, top, settings.hop_names):
-            chunks = merge_chunks(chunks, search(query, settings.top_k))
+        linked = sum(c.link_rank is not None for c in chunks.values())
+        chunks = merge_chunks(chunks, follow_names(question, top, [name], deps, linked))
         state["chunks"] = chunks
     order = ranked(state)
     if rerank:

@@ -1,7 +1,8 @@
-"""Bridge queries for the LLM-free hop, in the spirit of multi-hop dense retrieval (Xiong et al.,
+"""Bridge names for the LLM-free hop, in the spirit of multi-hop dense retrieval (Xiong et al.,
 ICLR 2021): the next hop of a question usually goes through a name that the best passages so far
 mention and the question does not (the film's director, the company's founder). Each such name
-is searched alone and together with the question; no model call is needed.
+is searched alone and together with the question; no model call is needed. A document titled
+with the name itself is the name's own page, as a hyperlink would lead to it.
 """
 
 import re
@@ -36,12 +37,13 @@ def salient_names(text: str) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def bridge_queries(question: str, chunks: list[Chunk], names_per_chunk: int) -> list[str]:
+def bridge_names(question: str, chunks: list[Chunk], names_per_chunk: int) -> list[str]:
     """For each chunk, its first `names_per_chunk` names that neither the question nor the
-    chunk's own title holds (that one is found already); each as a query alone and with the
-    question."""
+    chunk's own title holds (that one is found already). Names of several words go first: a
+    lone capitalised word is more often a nationality or a sentence's first word than someone
+    to look up ("American", "Rome" against "Henry Edwards")."""
     asked = question.casefold()
-    queries = []
+    names = []
     for chunk in chunks:
         title = chunk.title.casefold()
         new = [
@@ -49,6 +51,22 @@ def bridge_queries(question: str, chunks: list[Chunk], names_per_chunk: int) -> 
             for name in salient_names(chunk.text)
             if name.casefold() not in asked and name.casefold() not in title
         ]
-        for name in new[:names_per_chunk]:
-            queries += [name, f"{question} {name}"]
-    return list(dict.fromkeys(queries))
+        new.sort(key=lambda name: " " not in name)  # stable: first mention within each kind
+        names += new[:names_per_chunk]
+    return list(dict.fromkeys(names))
+
+
+def bridge_queries(name: str, question: str) -> list[str]:
+    """The searches for one bridge name: the name alone, which finds its own page, and the
+    name with the question, which finds what the question asks of it."""
+    return [name, f"{question} {name}"]
+
+
+def names_itself(title: str, name: str) -> bool:
+    """Whether a document titled `title` is the page of `name`: the same words, case folded,
+    once a parenthesised qualifier is set aside ("Henry Edwards (actor)" for "Henry Edwards")."""
+    return _folded(re.sub(r"\([^)]*\)", " ", title)) == _folded(name)
+
+
+def _folded(text: str) -> str:
+    return " ".join(text.casefold().split())

@@ -84,12 +84,18 @@ class Chunk(BaseModel):
     published: str = ""  # web pages: the date the page gives, when it gives one
     fused: float = 0.0  # the run's fusion: 1/(RRF_K + rank) summed over the lists that found it
     question_rank: int | None = None  # its rank in the search of the question itself, if any
+    link_rank: int | None = None  # the page of a name the hop followed: the order it was found
 
 
 RRF_K = 60
 # The question's own best hits keep the lead: on public 2WikiMultiHopQA, fusion alone put other
 # queries' hits above them and lost 5 points of recall@2 against one search.
 QUESTION_LEAD = 2
+# Then the pages of the names the LLM-free hop followed (deepsift.bridge), at most this many:
+# on public 2WikiMultiHopQA, HotpotQA and MuSiQue they raised recall@5 by 11, 4 and 1 points over
+# fusing them like any other hit (benchmarks/ablation.py); more pushed the question's own third
+# to fifth hits down and lost recall on HotpotQA and MuSiQue.
+LINK_LEAD = 2
 # How much a decomposed sub-query's list counts in the fusion, against 1 for the question's own
 # search and the hop's: measured on public 2WikiMultiHopQA and MuSiQue (benchmarks/ablation.py).
 SUB_QUERY_WEIGHT = 0.5
@@ -120,24 +126,38 @@ def merge_chunks(left: dict[str, Chunk] | None, right: dict[str, Chunk] | None) 
             merged[chunk_id] = chunk
             continue
         best = chunk if chunk.score > known.score else known
-        ranks = [r for r in (known.question_rank, chunk.question_rank) if r is not None]
         merged[chunk_id] = best.model_copy(
-            update={"fused": known.fused + chunk.fused, "question_rank": min(ranks, default=None)}
+            update={
+                "fused": known.fused + chunk.fused,
+                "question_rank": _first(known.question_rank, chunk.question_rank),
+                "link_rank": _first(known.link_rank, chunk.link_rank),
+            }
         )
     return merged
 
 
+def _first(*ranks: int | None) -> int | None:
+    return min((r for r in ranks if r is not None), default=None)
+
+
 def ranked(state: "RunState") -> list[Chunk]:
-    """Every chunk the run gathered: the question's own top QUESTION_LEAD hits, then the rest
-    by fused score (reciprocal ranks summed over every result list of the run, so a chunk that
-    several queries found rises). Ties go to the chunk found by the earlier sub-query."""
+    """Every chunk the run gathered: the question's own top QUESTION_LEAD hits, then the first
+    LINK_LEAD pages of names the hop followed, then the rest by fused score (reciprocal ranks
+    summed over every result list of the run, so a chunk that several queries found rises).
+    Ties go to the chunk found by the earlier sub-query."""
     order = {query: n for n, query in enumerate(state.get("sub_queries", []))}
 
     def key(c: Chunk) -> tuple:
         lead = c.question_rank if c.question_rank and c.question_rank <= QUESTION_LEAD else 99
         return (lead, -c.fused, -c.score, order.get(c.query, len(order)), c.source, c.position)
 
-    return sorted(state.get("chunks", {}).values(), key=key)
+    fused = sorted(state.get("chunks", {}).values(), key=key)
+    lead = [c for c in fused if key(c)[0] <= QUESTION_LEAD]
+    linked = sorted(
+        (c for c in fused[len(lead) :] if c.link_rank is not None), key=lambda c: c.link_rank
+    )[:LINK_LEAD]
+    rest = [c for c in fused[len(lead) :] if c not in linked]
+    return lead + linked + rest
 
 
 class Route(BaseModel):

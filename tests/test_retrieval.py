@@ -2,11 +2,11 @@
 follow-ups that must add a term, and sections chosen by evidence."""
 
 from deepsift import Settings, research
-from deepsift.bridge import bridge_queries
+from deepsift.bridge import bridge_names, names_itself
 from deepsift.deps import Deps
 from deepsift.models import chat_model, get_embedder
 from deepsift.outline import outline
-from deepsift.state import Chunk, merge_chunks, ranked, result_list
+from deepsift.state import LINK_LEAD, Chunk, merge_chunks, ranked, result_list
 
 from fake_openai import FakeOpenAI
 from scripted import SUB_QUERIES, ScriptedResearcher, ScriptedSearchO1
@@ -61,19 +61,41 @@ def test_every_run_of_either_agent_searches_the_question_itself(tmp_path, sample
     assert ("reason", QUESTION) in searched and ("search", "Kestrel Works cost") in searched
 
 
-def test_the_hop_searches_the_names_the_best_chunk_mentions_and_the_question_does_not():
+def test_the_hop_follows_the_names_the_best_chunk_mentions_and_the_question_does_not():
     found = Chunk(
         id="1",
-        text="Orla Venn\n\nOrla Venn is a painter. She was born in Marrowby, near Calder Bay.",
+        text="Orla Venn\n\nOrla Venn is a Scottish painter. She was born in Marrowby, near "
+        "Calder Bay, and studied with Tam Reid.",
         source="/orla.md",
         title="Orla Venn",
         collection="c",
     )
     question = "Where was the painter Orla Venn born?"
 
-    queries = bridge_queries(question, [found], names_per_chunk=2)
+    # Names of several words first: a lone capitalised word is more often a nationality.
+    assert bridge_names(question, [found], 3) == ["Calder Bay", "Tam Reid", "Scottish"]
+    assert bridge_names(question, [found], 5)[3:] == ["Marrowby"]
 
-    assert queries == ["Marrowby", f"{question} Marrowby", "Calder Bay", f"{question} Calder Bay"]
+
+def test_a_document_titled_with_a_name_is_its_page():
+    assert names_itself("Henry Edwards (actor)", "henry  edwards")
+    assert names_itself("Calder Bay", "Calder Bay")
+    assert not names_itself("Henry Edwards Jr.", "Henry Edwards")
+    assert not names_itself("Bay", "Calder Bay")
+
+
+def test_the_pages_of_followed_names_come_right_after_the_question_s_lead():
+    question_hits = result_list([chunk("q1"), chunk("q2"), chunk("q3")], of_question=True)
+    chunks = merge_chunks(question_hits, result_list([chunk("q3"), chunk("often")]))
+    chunks = merge_chunks(chunks, result_list([chunk("q3"), chunk("often")]))
+    pages = [chunk(f"page{n}").model_copy(update={"link_rank": n}) for n in range(LINK_LEAD + 1)]
+    chunks = merge_chunks(chunks, result_list(pages[::-1]))  # found in reverse order of rank
+
+    order = [c.id for c in ranked({"chunks": chunks})]
+
+    # The first LINK_LEAD pages, in the order the hop found them; the last one by its fusion.
+    assert order[: 2 + LINK_LEAD] == ["q1", "q2", *(f"page{n}" for n in range(LINK_LEAD))]
+    assert order.index("q3") < order.index(f"page{LINK_LEAD}")
 
 
 def test_a_run_s_hop_searches_names_from_its_best_chunks(tmp_path, sample_store):
@@ -125,3 +147,33 @@ def test_sections_go_to_the_best_evidence_a_reflection_query_included():
 
     assert len(sections) == 6 and [TOPICS[-1]] in [s.queries for s in sections]
     assert sections[-1].queries == [TOPICS[-1]]  # in the order asked
+
+
+def test_the_hop_marks_the_page_titled_with_a_name_it_followed(tmp_path):
+    from deepsift.ingest.pipeline import ingest
+    from deepsift.nodes.hop import follow_names
+    from deepsift.store import Store
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "venn.md").write_text(
+        "# Orla Venn\n\nOrla Venn is a painter who studied with Tam Reid."
+    )
+    (notes / "reid.md").write_text("# Tam Reid\n\nTam Reid is a sculptor, born in Drumlee.")
+    (notes / "bay.md").write_text("# Calder Bay\n\nTam Reid often painted Calder Bay at dawn.")
+    settings = Settings(data_dir=tmp_path / "data")
+    store = Store(settings)
+    deps = Deps(settings, store, get_embedder(settings), None)
+    ingest([notes], "notes", store, deps.embedder, settings, description="notes")
+    question = "Where was Orla Venn's teacher born?"
+    venn = next(
+        c
+        for c in store.search("notes", "Orla Venn", deps.embedder.embed(["x"])[0], 3)
+        if c.title == "Orla Venn"
+    )
+
+    found = follow_names(question, [venn], ["notes"], deps)
+    store.close()
+
+    pages = {c.title: c.link_rank for c in found.values()}
+    assert pages["Tam Reid"] == 0 and pages.get("Calder Bay") is None

@@ -1,4 +1,4 @@
-from deepsift.bridge import bridge_queries
+from deepsift.bridge import bridge_names, bridge_queries, names_itself
 from deepsift.deps import Deps
 from deepsift.sources import WEB
 from deepsift.state import Chunk, ResearchState, merge_chunks, ranked, result_list
@@ -7,16 +7,34 @@ from deepsift.state import Chunk, ResearchState, merge_chunks, ranked, result_li
 def hop(state: ResearchState, deps: Deps) -> dict:
     """Follow the bridge with no model call: search the run's collections for the names that
     its best chunks (not followed before) mention and the question does not."""
-    settings = deps.settings
     followed = set(state.get("hopped", []))
-    top = [c for c in ranked(state) if c.id not in followed][: settings.hop_chunks]
-    queries = bridge_queries(state["question"], top, settings.hop_names)
+    top = [c for c in ranked(state) if c.id not in followed][: deps.settings.hop_chunks]
     collections = [name for name in state["sources_to_search"] if name != WEB]
+    linked_before = sum(c.link_rank is not None for c in state.get("chunks", {}).values())
+    chunks = follow_names(state["question"], top, collections, deps, linked_before)
+    return {"chunks": chunks, "hopped": [c.id for c in top]} if chunks else {}
+
+
+def follow_names(
+    question: str, top: list[Chunk], collections: list[str], deps: Deps, linked_before: int = 0
+) -> dict[str, Chunk]:
+    """The hits of every bridge name of `top` in `collections`; a name's own page (a document
+    titled with it) carries the order it was found in, after the `linked_before` found before."""
+    settings = deps.settings
+    names = bridge_names(question, top, settings.hop_names)
+    queries = [(name, query) for name in names for query in bridge_queries(name, question)]
     if not queries or not collections:
         return {}
+    vectors = deps.embedder.embed_queries([query for _, query in queries])
     chunks: dict[str, Chunk] = {}
-    for query, vector in zip(queries, deps.embedder.embed_queries(queries), strict=True):
-        for name in collections:
-            hits = deps.store.search(name, query, vector, settings.top_k)
-            chunks = merge_chunks(chunks, result_list(hits))
-    return {"chunks": chunks, "hopped": [c.id for c in top]}
+    linked = linked_before
+    for (name, query), vector in zip(queries, vectors, strict=True):
+        for collection in collections:
+            hits = result_list(deps.store.search(collection, query, vector, settings.top_k))
+            for chunk_id, chunk in hits.items():
+                own_page = query == name and names_itself(chunk.title, name)
+                if own_page and chunks.get(chunk_id, chunk).link_rank is None:
+                    hits[chunk_id] = chunk.model_copy(update={"link_rank": linked})
+                    linked += 1
+            chunks = merge_chunks(chunks, hits)
+    return chunks
