@@ -277,11 +277,15 @@ def normalised(answer: str) -> str:
 
 
 def _sampled_answer(text: str) -> str:
+    """The answer a sample ends with; none where it echoed a placeholder ("<the answer>")
+    instead of answering, so that an echo never wins the vote."""
     lines = [line.strip() for line in text.splitlines() if line.strip()]
+    answer = lines[-1].strip(" *.") if lines else ""
     for line in reversed(lines):
         if line.casefold().startswith(prompt.VOTE_ANSWER.casefold()):
-            return line[len(prompt.VOTE_ANSWER) :].strip(" *.")
-    return lines[-1].strip(" *.") if lines else ""
+            answer = line[len(prompt.VOTE_ANSWER) :].strip(" *.")
+            break
+    return "" if answer.startswith("<") and answer.endswith(">") else answer
 
 
 def finish(state: ReActState, deps: Deps) -> dict:

@@ -317,4 +317,13 @@ def test_eval_runs_react_and_scores_what_it_gathered_and_answered(tmp_path, mode
     else:
         assert react["llm_calls"] == 4  # and the report
         assert (react["prediction"], react["em"], react["f1"]) == ("Marrowby", 1.0, 1.0)
+        assert react["answered_by"] == "react"
     assert "| react | 4 | 1 |" in result.stdout
+
+
+def test_a_sample_that_echoes_a_placeholder_gives_no_vote():
+    from deepsift.react import _sampled_answer
+
+    assert _sampled_answer("It is unclear.\nAnswer: <the short answer: a name>") == ""
+    assert _sampled_answer("From [2].\nAnswer: **Lyon**.") == "Lyon"
+    assert _sampled_answer("The excerpts say Lyon.") == "The excerpts say Lyon"

@@ -51,6 +51,7 @@ class Outcome:
     seconds: float
     answer: str = ""
     queries: list[str] = field(default_factory=list)  # the sub-queries searched
+    answered_by: str = ""  # ReAct: "react" (its finish action) or "self-consistency" (the vote)
 
 
 def corpus_store(settings: Settings) -> Store:
@@ -242,6 +243,7 @@ class Evaluator:
             time.monotonic() - started,
             state.get("answer", ""),
             state.get("sub_queries", []),
+            state.get("answered_by", ""),
         )
 
     def run(self, agent: str, question: EvalQuestion) -> Iterator[Outcome]:
@@ -282,6 +284,8 @@ def record(
             f1=token_f1(outcome.answer, question.answer),
             judge=judged,
         )
+        if outcome.answered_by:
+            row["answered_by"] = outcome.answered_by
     return row
 
 
