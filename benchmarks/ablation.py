@@ -60,8 +60,7 @@ def first_round(question: str, queries: list[str], use: tuple, ctx, weight: floa
     for _ in range(hops):
         top = [c for c in ranked(state) if c.id not in followed][: settings.hop_chunks]
         followed.update(c.id for c in top)
-        linked = sum(c.link_rank is not None for c in chunks.values())
-        chunks = merge_chunks(chunks, follow_names(question, top, [name], deps, linked))
+        chunks = merge_chunks(chunks, follow_names(question, top, [name], deps, chunks))
         state["chunks"] = chunks
     order = ranked(state)
     if rerank:

@@ -92,9 +92,9 @@ RRF_K = 60
 # queries' hits above them and lost 5 points of recall@2 against one search.
 QUESTION_LEAD = 2
 # Then the pages of the names the LLM-free hop followed (deepsift.bridge), at most this many:
-# on public 2WikiMultiHopQA, HotpotQA and MuSiQue they raised recall@5 by 11, 4 and 1 points over
-# fusing them like any other hit (benchmarks/ablation.py); more pushed the question's own third
-# to fifth hits down and lost recall on HotpotQA and MuSiQue.
+# placed there rather than fused, they raised recall@5 on public 2WikiMultiHopQA, HotpotQA and
+# MuSiQue; placing more pushed the question's own third to fifth hits down and lost recall on
+# HotpotQA and MuSiQue (benchmarks/multihop.md).
 LINK_LEAD = 2
 # How much a decomposed sub-query's list counts in the fusion, against 1 for the question's own
 # search and the hop's: measured on public 2WikiMultiHopQA and MuSiQue (benchmarks/ablation.py).
@@ -156,7 +156,8 @@ def ranked(state: "RunState") -> list[Chunk]:
     linked = sorted(
         (c for c in fused[len(lead) :] if c.link_rank is not None), key=lambda c: c.link_rank
     )[:LINK_LEAD]
-    rest = [c for c in fused[len(lead) :] if c not in linked]
+    placed = {c.id for c in linked}
+    rest = [c for c in fused[len(lead) :] if c.id not in placed]
     return lead + linked + rest
 
 

@@ -172,7 +172,7 @@ def test_the_hop_marks_the_page_titled_with_a_name_it_followed(tmp_path):
         if c.title == "Orla Venn"
     )
 
-    found = follow_names(question, [venn], ["notes"], deps)
+    found = follow_names(question, [venn], ["notes"], deps, {})
     store.close()
 
     pages = {c.title: c.link_rank for c in found.values()}

@@ -10,24 +10,25 @@ def hop(state: ResearchState, deps: Deps) -> dict:
     followed = set(state.get("hopped", []))
     top = [c for c in ranked(state) if c.id not in followed][: deps.settings.hop_chunks]
     collections = [name for name in state["sources_to_search"] if name != WEB]
-    linked_before = sum(c.link_rank is not None for c in state.get("chunks", {}).values())
-    chunks = follow_names(state["question"], top, collections, deps, linked_before)
-    return {"chunks": chunks, "hopped": [c.id for c in top]} if chunks else {}
+    if not top or not collections:
+        return {}
+    chunks = follow_names(state["question"], top, collections, deps, state.get("chunks", {}))
+    return {"chunks": chunks, "hopped": [c.id for c in top]}
 
 
 def follow_names(
-    question: str, top: list[Chunk], collections: list[str], deps: Deps, linked_before: int = 0
+    question: str, top: list[Chunk], collections: list[str], deps: Deps, known: dict[str, Chunk]
 ) -> dict[str, Chunk]:
     """The hits of every bridge name of `top` in `collections`; a name's own page (a document
-    titled with it) carries the order it was found in, after the `linked_before` found before."""
+    titled with it) carries the order it was found in, after the pages linked in `known`."""
     settings = deps.settings
     names = bridge_names(question, top, settings.hop_names)
     queries = [(name, query) for name in names for query in bridge_queries(name, question)]
-    if not queries or not collections:
+    if not queries:
         return {}
     vectors = deps.embedder.embed_queries([query for _, query in queries])
     chunks: dict[str, Chunk] = {}
-    linked = linked_before
+    linked = sum(c.link_rank is not None for c in known.values())
     for (name, query), vector in zip(queries, vectors, strict=True):
         for collection in collections:
             hits = result_list(deps.store.search(collection, query, vector, settings.top_k))
