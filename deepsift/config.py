@@ -69,7 +69,12 @@ class Settings(BaseSettings):
     embedding_api_key: str = ""
 
     max_sub_queries: int = Field(4, ge=1)
-    max_iterations: int = Field(3, ge=1)
+    max_iterations: int | None = Field(
+        None,
+        ge=1,
+        description="search -> reflect rounds at most; unset: 1 with the embedded model, whose "
+        "reflection gains no recall for 12-16 s (benchmarks/multihop.md), 3 with an endpoint",
+    )
     top_k: int = Field(5, ge=1, description="chunks per (sub-query, collection) search")
     search_question: bool = Field(
         True, description="the first round also searches the question as asked"
@@ -169,6 +174,12 @@ class Settings(BaseSettings):
         if value and not value.startswith(("http://", "https://")):
             raise ValueError("expected an http:// or https:// address")
         return value.rstrip("/")
+
+    @model_validator(mode="after")
+    def _rounds_for_the_model(self) -> "Settings":
+        if self.max_iterations is None:
+            self.max_iterations = 1 if self.uses_local_llm else 3
+        return self
 
     @model_validator(mode="after")
     def _overlap_below_chunk(self) -> "Settings":
@@ -280,7 +291,8 @@ def _allowed(name: str) -> str:
     if get_origin(field.annotation) is Literal:
         return "one of " + ", ".join(map(str, get_args(field.annotation)))
     words = {int: "a whole number", float: "a number", bool: "true or false", Path: "a path"}
-    kind = words.get(field.annotation, "text")
+    kinds = [t for t in get_args(field.annotation) if t is not type(None)] or [field.annotation]
+    kind = words.get(kinds[0], "text")  # int | None: a whole number, or left empty
     bounds = [
         f"{sign} {getattr(rule, attr):g}"
         for rule in field.metadata

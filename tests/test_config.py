@@ -24,6 +24,13 @@ def test_no_endpoint_and_no_key_means_the_embedded_model(monkeypatch):
     assert settings.llm_api_key == "sk-test" and not settings.uses_local_llm
 
 
+def test_rounds_default_to_one_on_the_embedded_model_and_three_on_an_endpoint(monkeypatch):
+    assert Settings().max_iterations == 1  # its reflection gains no recall (multihop.md)
+    assert Settings(llm_base_url="http://127.0.0.1:9/v1").max_iterations == 3
+    monkeypatch.setenv("DEEPSIFT_MAX_ITERATIONS", "2")
+    assert Settings().max_iterations == 2
+
+
 def test_milvus_defaults_to_a_lite_file_in_the_data_dir_and_accepts_a_server(monkeypatch):
     monkeypatch.setenv("DEEPSIFT_DATA_DIR", "/srv/research")
     assert Settings().resolved_milvus_uri == "/srv/research/milvus.db"
