@@ -82,6 +82,27 @@ def test_reflection_is_asked_again_only_when_the_top_excerpts_changed(
     assert _asked(scripted_llm).count("Reflection") == asked
 
 
+def test_reflection_on_an_endpoint_reads_the_top_excerpts_whole(settings, deps, scripted_llm):
+    from deepsift.nodes.reflect import reflect
+    from deepsift.state import Chunk
+
+    text = "The film Orrin Light was shot in 1961. " * 12 + "Its director was Tam Reid."
+    chunk = Chunk(id="c1", text=text, source="s", title="Orrin Light", collection="science")
+    state = {
+        "question": "Who is the mother of the director of Orrin Light?",
+        "sub_queries": ["Orrin Light director"],
+        "chunks": {"c1": chunk},
+        "iteration": 1,
+        "max_iterations": 3,
+        "sources_to_search": ["science"],
+    }
+
+    reflect(state, deps)
+
+    prompt = str(scripted_llm.requests[-1]["messages"])
+    assert _asked(scripted_llm) == ["Reflection"] and "Its director was Tam Reid." in prompt
+
+
 def _asked(server) -> list[str]:
     """The schema each request asked for, in order."""
     return [

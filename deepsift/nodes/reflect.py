@@ -16,7 +16,11 @@ from deepsift.structured import ask_structured
 
 MAX_NEW_QUERIES = 3
 EXCERPTS = 8
-EXCERPT_CHARS = 240
+# What reflection reads of each top excerpt: on an endpoint the whole chunk (the name the next
+# hop needs is often past a chunk's first lines), up to WHOLE_CHARS; on the embedded model, whose
+# prompt reading (~40 tokens/s) is most of a reflection's 12-16 s, the first LOCAL_CHARS.
+WHOLE_CHARS = 2000
+LOCAL_CHARS = 240
 SAME_QUERY_SIMILARITY = 0.9  # cosine above which a "new" query only rephrases an old one
 
 
@@ -52,9 +56,8 @@ def reflect(
         # The last round put nothing new into the top excerpts: asking again would show the
         # model what it saw last time, for a call of tens of seconds on the embedded model.
         return Command(goto=finish)
-    excerpts = "\n".join(
-        f"- {label(c)}\n{quoted(' '.join(c.text.split())[:EXCERPT_CHARS])}" for c in top
-    )
+    chars = LOCAL_CHARS if deps.settings.uses_local_llm else WHOLE_CHARS
+    excerpts = "\n".join(f"- {label(c)}\n{quoted(' '.join(c.text.split())[:chars])}" for c in top)
     messages = [
         SystemMessage(prompt.SYSTEM.format(max_queries=MAX_NEW_QUERIES)),
         HumanMessage(
