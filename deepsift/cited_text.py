@@ -8,10 +8,12 @@ from pydantic import BaseModel, BeforeValidator
 from deepsift.untrusted import flat
 
 WRITTEN_MARKS = re.compile(r"\s*\[\d+(?:\s*[,;]\s*\d+)*\]")
-# "..., as stated in the document examples/x.pdf." ending a sentence: small models name their
-# source in prose though told not to; the excerpts cite it, so the clause goes.
+# "..., as stated in the document examples/x.pdf." ending a sentence, or "..., as stated in the
+# document x.pdf, which records the final cost.": small models name their source in prose (and
+# copy what it is about) though told not to; the excerpts cite it, so the clause goes.
 _NAMED_SOURCE = re.compile(
-    r",?\s+as (?:stated|reported|noted|mentioned|described|indicated) in [^,;!?]*?([.!?]?)$",
+    r",?\s+as (?:stated|reported|noted|mentioned|described|indicated) in "
+    r"(?:[^,;!?]*?|the document \S+, which [^;!?]*?)([.!?]?)$",
     re.IGNORECASE,
 )
 

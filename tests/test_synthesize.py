@@ -50,11 +50,17 @@ def test_a_closing_clause_naming_the_source_is_left_to_the_citation():
                 excerpts=[3],
             ),
             CitedSentence(text="Phosphorus fell as reported in the 2025 report!", excerpts=[1]),
+            CitedSentence(
+                text="It was built to cut phosphorus, as stated in the document "
+                "examples/design.pdf, which recommends reducing the external load first.",
+                excerpts=[4],
+            ),
             CitedSentence(text="The plant, as stated in the minutes, cost more.", excerpts=[2]),
         ]
     )
 
     assert text.render() == (
         "The plant cost EUR 22.8 million [3]. Phosphorus fell [1]! "
+        "It was built to cut phosphorus [4]. "
         "The plant, as stated in the minutes, cost more [2]."
     )
