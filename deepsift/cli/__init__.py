@@ -130,7 +130,11 @@ def _parser() -> argparse.ArgumentParser:
         help="deepsift: plan, search, reflect, write; search-o1: search while reasoning; "
         "react: thought, action (search, calculate), observation",
     )
-    research.add_argument("--max-iterations", type=_positive, help="deepsift: rounds at most")
+    research.add_argument(
+        "--max-iterations",
+        type=_positive,
+        help="deepsift: rounds at most (default: 1 on the embedded model, 3 on an endpoint)",
+    )
     research.add_argument("--max-searches", type=_positive, help="search-o1: searches at most")
     research.add_argument(
         "--max-steps",
