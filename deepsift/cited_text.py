@@ -18,6 +18,9 @@ _NAMED_SOURCE = re.compile(
 )
 
 
+LOOP_WORDS = 6
+
+
 class CitedSentence(BaseModel):
     text: str
     excerpts: list[int]
@@ -64,7 +67,9 @@ class ReportFrame(BaseModel):
 def clean(sentences: list[CitedSentence], citable: set[int] | None = None) -> list[CitedSentence]:
     """Sentences as the report keeps them, each on one line: marks the model wrote into the
     text removed (only `excerpts` cite), numbers outside `citable` (when given) dropped, empty
-    and repeated sentences left out (small models loop)."""
+    and repeated sentences left out, and so are those that open with an earlier one's first
+    LOOP_WORDS words (small models loop: "The project was also built to address …" over every
+    item of an excerpt's list, true or not)."""
     seen: set[str] = set()
     kept = []
     for sentence in sentences:
@@ -72,9 +77,11 @@ def clean(sentences: list[CitedSentence], citable: set[int] | None = None) -> li
         # start a heading or a list (a Sources list) of its own.
         text = flat(WRITTEN_MARKS.sub("", sentence.text))
         text = _NAMED_SOURCE.sub(r"\1", text)
-        if not text or text in seen:
+        words = text.casefold().split()
+        opening = " ".join(words[:LOOP_WORDS]) if len(words) > LOOP_WORDS else text
+        if not text or text in seen or opening in seen:
             continue
-        seen.add(text)
+        seen.update((text, opening))
         numbers = [n for n in dict.fromkeys(sentence.excerpts) if citable is None or n in citable]
         kept.append(CitedSentence(text=text, excerpts=numbers))
     return kept

@@ -15,6 +15,22 @@ def test_cited_sentences_render_with_marks_before_the_full_stop_and_no_repeats()
     assert text.render() == "The plant cost €29.3m [2][5]. Nothing says when it opened"
 
 
+def test_a_sentence_opening_like_an_earlier_one_is_a_loop_and_left_out():
+    text = CitedText(
+        sentences=[
+            CitedSentence(text="The project was also built to address the peat.", excerpts=[1]),
+            CitedSentence(text="The project was also built to address delays.", excerpts=[1]),
+            CitedSentence(text="The project cost EUR 29.3 million in the end.", excerpts=[2]),
+            CitedSentence(text="It rose.", excerpts=[3]),
+        ]
+    )
+
+    assert text.render() == (
+        "The project was also built to address the peat [1]. "
+        "The project cost EUR 29.3 million in the end [2]. It rose [3]."
+    )
+
+
 def test_numbers_outside_what_the_writer_was_shown_are_dropped():
     text = CitedText(sentences=[CitedSentence(text="Cost rose.", excerpts=[3, 8])])
 
