@@ -17,8 +17,7 @@ _NAMED_SOURCE = re.compile(
     re.IGNORECASE,
 )
 
-
-LOOP_WORDS = 6
+LOOP_WORDS = 6  # a sentence opening with an earlier one's first this many words is a loop (clean)
 
 
 class CitedSentence(BaseModel):
