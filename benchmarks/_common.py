@@ -26,9 +26,9 @@ def peak_rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def save(name: str, rows: list[dict[str, Any]]) -> Path:
-    RESULTS.mkdir(exist_ok=True)
-    path = RESULTS / f"{name}.json"
+def save(name: str, rows: list[dict[str, Any]], folder: Path = RESULTS) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.json"
     machine = {"python": platform.python_version(), "machine": platform.machine()}
     path.write_text(json.dumps({"machine": machine, "rows": rows}, indent=2))
     return path

@@ -8,8 +8,8 @@ the others make no LLM call and their seconds are measured here.
 
     python benchmarks/ablation.py --dataset FILE --results OUT/results.jsonl [--data-dir DIR]
 
-Prints a table, writes benchmarks/results/ablation.json and ablation.png (recall@5 against LLM
-calls per question).
+Prints a table, writes ablation.json and ablation.png (recall@5 against LLM calls per question)
+beside the results it replays, so that runs on different sets do not overwrite each other.
 """
 
 import argparse
@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from statistics import mean
 
-from _common import RESULTS, print_table, save
+from _common import print_table, save
 
 from deepsift.config import Settings
 from deepsift.deps import Deps
@@ -137,8 +137,9 @@ def main() -> None:
         )
     store.close()
     print_table(rows)
-    print(f"saved {save('ablation', rows)}")
-    plot(rows, RESULTS / "ablation.png")
+    out = args.results.parent
+    print(f"saved {save('ablation', rows, out)}")
+    plot(rows, out / "ablation.png")
 
 
 def plot(rows: list[dict], path: Path) -> None:
