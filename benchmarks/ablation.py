@@ -59,8 +59,9 @@ def first_round(question: str, queries: list[str], use: tuple, ctx, weight: floa
     deps = Deps(settings, store, embedder, None)
     for _ in range(hops):
         top = [c for c in ranked(state) if c.id not in followed][: settings.hop_chunks]
+        found = follow_names(question, top, [name], deps, chunks, asked=not followed)
         followed.update(c.id for c in top)
-        chunks = merge_chunks(chunks, follow_names(question, top, [name], deps, chunks))
+        chunks = merge_chunks(chunks, found)
         state["chunks"] = chunks
     order = ranked(state)
     if rerank:

@@ -11,10 +11,13 @@ from deepsift.state import Chunk
 
 # Capitalised words and initials on one line, joined across the small words inside names
 # ("Duke of York", "J. R. R. Tolkien"); a full stop after a word ends the name (and a sentence).
+# Not across "and": cast lists ("Michael Medwin and Sid James") are two names far more often
+# than a firm's ("Marks and Spencer").
 _WORD = r"(?:[A-Z]\.|[A-Z][\w'’-]*)"
 _NAME = re.compile(
-    rf"\b{_WORD}(?:[ \t]+(?:(?:of|the|de|der|von|van|del|la|le|da|di|du|y|and|&)[ \t]+)?{_WORD})*"
+    rf"\b{_WORD}(?:[ \t]+(?:(?:of|the|de|der|von|van|del|la|le|da|di|du|y)[ \t]+)?{_WORD})*"
 )
+ASKED_NAMES = 4
 # Capitalised because they start a sentence, or common words that name no one to look up.
 _NOT_NAMES = set(
     "A An And As At After Also Although Before But By During For From He Her His However How "
@@ -56,6 +59,13 @@ def bridge_names(question: str, chunks: list[Chunk], names_per_chunk: int) -> li
     return list(dict.fromkeys(names))
 
 
+def asked_names(question: str) -> list[str]:
+    """The names the question itself holds, the first ASKED_NAMES of them: each one's own page
+    is evidence the question's own search may rank below pages that share its words ("Lysiloma
+    latisiliquum" above "Lysiloma")."""
+    return salient_names(question)[:ASKED_NAMES]
+
+
 def bridge_queries(name: str, question: str) -> list[str]:
     """The searches for one bridge name: the name alone, which finds its own page, and the
     name with the question, which finds what the question asks of it."""
@@ -64,8 +74,11 @@ def bridge_queries(name: str, question: str) -> list[str]:
 
 def names_itself(title: str, name: str) -> bool:
     """Whether a document titled `title` is the page of `name`: the same words, case folded,
-    once a parenthesised qualifier is set aside ("Henry Edwards (actor)" for "Henry Edwards")."""
-    return _folded(re.sub(r"\([^)]*\)", " ", title)) == _folded(name)
+    once a qualifier is set aside, in parentheses ("Henry Edwards (actor)" for "Henry Edwards")
+    or after a comma ("Gainesville, Florida" for "Gainesville")."""
+    return _folded(name) in {
+        _folded(re.sub(r"\([^)]*\)", " ", head)) for head in (title, title.split(",")[0])
+    }
 
 
 def _folded(text: str) -> str:

@@ -82,7 +82,7 @@ class Settings(BaseSettings):
     hop_chunks: int = Field(
         2, ge=0, description="LLM-free hop: best chunks whose names are searched each round"
     )
-    hop_names: int = Field(4, ge=0, description="LLM-free hop: names searched per chunk; 0: off")
+    hop_names: int = Field(6, ge=0, description="LLM-free hop: names searched per chunk; 0: off")
     report_length: Length = Field(
         "standard", description="brief, standard or long: about 300, 1,000 or 2,500 words"
     )

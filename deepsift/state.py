@@ -140,6 +140,11 @@ def _first(*ranks: int | None) -> int | None:
     return min((r for r in ranks if r is not None), default=None)
 
 
+def in_lead(chunk: Chunk) -> bool:
+    """Whether the chunk is one of the question's own top QUESTION_LEAD hits."""
+    return chunk.question_rank is not None and chunk.question_rank <= QUESTION_LEAD
+
+
 def ranked(state: "RunState") -> list[Chunk]:
     """Every chunk the run gathered: the question's own top QUESTION_LEAD hits, then the first
     LINK_LEAD pages of names the hop followed, then the rest by fused score (reciprocal ranks
@@ -148,7 +153,7 @@ def ranked(state: "RunState") -> list[Chunk]:
     order = {query: n for n, query in enumerate(state.get("sub_queries", []))}
 
     def key(c: Chunk) -> tuple:
-        lead = c.question_rank if c.question_rank and c.question_rank <= QUESTION_LEAD else 99
+        lead = c.question_rank if in_lead(c) else 99
         return (lead, -c.fused, -c.score, order.get(c.query, len(order)), c.source, c.position)
 
     fused = sorted(state.get("chunks", {}).values(), key=key)

@@ -2,7 +2,7 @@
 follow-ups that must add a term, and sections chosen by evidence."""
 
 from deepsift import Settings, research
-from deepsift.bridge import bridge_names, names_itself
+from deepsift.bridge import bridge_names, names_itself, salient_names
 from deepsift.deps import Deps
 from deepsift.models import chat_model, get_embedder
 from deepsift.outline import outline
@@ -77,9 +77,16 @@ def test_the_hop_follows_the_names_the_best_chunk_mentions_and_the_question_does
     assert bridge_names(question, [found], 5)[3:] == ["Marrowby"]
 
 
+def test_a_cast_list_is_several_names():
+    cast = "It featured Hy Hazell, Michael Medwin and Sid James & Ada Rowe."
+    assert salient_names(cast) == ["Hy Hazell", "Michael Medwin", "Sid James", "Ada Rowe"]
+
+
 def test_a_document_titled_with_a_name_is_its_page():
     assert names_itself("Henry Edwards (actor)", "henry  edwards")
     assert names_itself("Calder Bay", "Calder Bay")
+    assert names_itself("Gainesville, Florida", "Gainesville")
+    assert names_itself("Gainesville, Florida", "Gainesville, Florida")
     assert not names_itself("Henry Edwards Jr.", "Henry Edwards")
     assert not names_itself("Bay", "Calder Bay")
 
@@ -149,9 +156,9 @@ def test_sections_go_to_the_best_evidence_a_reflection_query_included():
     assert sections[-1].queries == [TOPICS[-1]]  # in the order asked
 
 
-def test_the_hop_marks_the_page_titled_with_a_name_it_followed(tmp_path):
+def _painters(tmp_path) -> Deps:
+    """A real Milvus Lite collection of three notes, embedded with the real embedder."""
     from deepsift.ingest.pipeline import ingest
-    from deepsift.nodes.hop import follow_names
     from deepsift.store import Store
 
     notes = tmp_path / "notes"
@@ -162,18 +169,40 @@ def test_the_hop_marks_the_page_titled_with_a_name_it_followed(tmp_path):
     (notes / "reid.md").write_text("# Tam Reid\n\nTam Reid is a sculptor, born in Drumlee.")
     (notes / "bay.md").write_text("# Calder Bay\n\nTam Reid often painted Calder Bay at dawn.")
     settings = Settings(data_dir=tmp_path / "data")
-    store = Store(settings)
-    deps = Deps(settings, store, get_embedder(settings), None)
-    ingest([notes], "notes", store, deps.embedder, settings, description="notes")
-    question = "Where was Orla Venn's teacher born?"
-    venn = next(
-        c
-        for c in store.search("notes", "Orla Venn", deps.embedder.embed(["x"])[0], 3)
-        if c.title == "Orla Venn"
-    )
+    deps = Deps(settings, Store(settings), get_embedder(settings), None)
+    ingest([notes], "notes", deps.store, deps.embedder, settings, description="notes")
+    return deps
 
-    found = follow_names(question, [venn], ["notes"], deps, {})
-    store.close()
+
+def _page(deps: Deps, title: str) -> Chunk:
+    hits = deps.store.search("notes", title, deps.embedder.embed_queries([title])[0], 3)
+    return next(c for c in hits if c.title == title)
+
+
+def test_the_hop_marks_the_page_titled_with_a_name_it_followed(tmp_path):
+    from deepsift.nodes.hop import follow_names
+
+    deps = _painters(tmp_path)
+    question = "Where was Orla Venn's teacher born?"
+    found = follow_names(question, [_page(deps, "Orla Venn")], ["notes"], deps, {})
+    deps.store.close()
 
     pages = {c.title: c.link_rank for c in found.values()}
     assert pages["Tam Reid"] == 0 and pages.get("Calder Bay") is None
+
+
+def test_the_first_hop_links_the_page_of_a_name_the_question_holds(tmp_path):
+    from deepsift.nodes.hop import follow_names
+
+    deps = _painters(tmp_path)
+    question = "Who taught Orla Venn?"
+    bay, venn = _page(deps, "Calder Bay"), _page(deps, "Orla Venn")
+    lead = result_list([bay], of_question=True)  # the question's search missed Venn's page
+    asked = follow_names(question, [], ["notes"], deps, lead, asked=True)
+    not_asked = follow_names(question, [], ["notes"], deps, lead)
+    venn_leads = result_list([venn], of_question=True)
+    already = follow_names(question, [], ["notes"], deps, venn_leads, asked=True)
+    deps.store.close()
+
+    assert asked[venn.id].link_rank == 0 and not not_asked
+    assert already[venn.id].link_rank is None  # in the question's lead: no link needed

@@ -1,29 +1,39 @@
-from deepsift.bridge import bridge_names, bridge_queries, names_itself
+from deepsift.bridge import asked_names, bridge_names, bridge_queries, names_itself
 from deepsift.deps import Deps
 from deepsift.sources import WEB
-from deepsift.state import Chunk, ResearchState, merge_chunks, ranked, result_list
+from deepsift.state import Chunk, ResearchState, in_lead, merge_chunks, ranked, result_list
 
 
 def hop(state: ResearchState, deps: Deps) -> dict:
     """Follow the bridge with no model call: search the run's collections for the names that
-    its best chunks (not followed before) mention and the question does not."""
+    its best chunks (not followed before) mention and the question does not; the first hop
+    also looks up the names the question holds."""
     followed = set(state.get("hopped", []))
     top = [c for c in ranked(state) if c.id not in followed][: deps.settings.hop_chunks]
     collections = [name for name in state["sources_to_search"] if name != WEB]
     if not top or not collections:
         return {}
-    chunks = follow_names(state["question"], top, collections, deps, state.get("chunks", {}))
+    known = state.get("chunks", {})
+    chunks = follow_names(state["question"], top, collections, deps, known, asked=not followed)
     return {"chunks": chunks, "hopped": [c.id for c in top]}
 
 
 def follow_names(
-    question: str, top: list[Chunk], collections: list[str], deps: Deps, known: dict[str, Chunk]
+    question: str,
+    top: list[Chunk],
+    collections: list[str],
+    deps: Deps,
+    known: dict[str, Chunk],
+    asked: bool = False,
 ) -> dict[str, Chunk]:
-    """The hits of every bridge name of `top` in `collections`; a name's own page (a document
-    titled with it) carries the order it was found in, after the pages linked in `known`."""
+    """The hits of every bridge name of `top` in `collections` (and, if `asked`, of the names in
+    the question, first); a name's own page (a document titled with it) that the question's
+    lead does not already hold carries the order it was found in, after the pages linked in
+    `known`."""
     settings = deps.settings
     names = bridge_names(question, top, settings.hop_names)
-    queries = [(name, query) for name in names for query in bridge_queries(name, question)]
+    queries = [(name, name) for name in asked_names(question)] if asked else []
+    queries += [(name, query) for name in names for query in bridge_queries(name, question)]
     if not queries:
         return {}
     vectors = deps.embedder.embed_queries([query for _, query in queries])
@@ -33,8 +43,9 @@ def follow_names(
         for collection in collections:
             hits = result_list(deps.store.search(collection, query, vector, settings.top_k))
             for chunk_id, chunk in hits.items():
+                seen = chunks.get(chunk_id) or known.get(chunk_id) or chunk
                 own_page = query == name and names_itself(chunk.title, name)
-                if own_page and chunks.get(chunk_id, chunk).link_rank is None:
+                if own_page and seen.link_rank is None and not in_lead(seen):
                     hits[chunk_id] = chunk.model_copy(update={"link_rank": linked})
                     linked += 1
             chunks = merge_chunks(chunks, hits)
