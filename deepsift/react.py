@@ -177,8 +177,9 @@ def search(state: ReActState, deps: Deps) -> dict:
         shown = ", ".join(f"[{n}]" for n in searched[query.casefold()]) or "(none)"
         observation = prompt.ALREADY_SEARCHED.format(numbers=shown)
         return {"actions": [_observed(pending, observation, "searched already")]}
-    chunks, usage, notes = search_routed(query, state.get("sources_to_search"), deps)
-    best = sorted(chunks.values(), key=lambda c: -c.score)[:EXCERPTS_PER_SEARCH]
+    chunks, best, usage, notes = search_routed(
+        query, state.get("sources_to_search"), deps, state.get("chunks", {}), EXCERPTS_PER_SEARCH
+    )
     numbers = dict(state.get("numbers", {}))
     new = [chunk for chunk in best if chunk.id not in numbers]
     for chunk in best:

@@ -120,8 +120,9 @@ def search(state: SearchO1State, deps: Deps) -> dict:
         return _result(findings[query.casefold()])
     if state.get("iteration", 0) >= max_searches:
         return {"turns": [Turn(role="user", content=prompt.LIMIT_REACHED)]}
-    chunks, usage, notes = search_routed(query, state.get("sources_to_search"), deps)
-    best = sorted(chunks.values(), key=lambda c: -c.score)[:EXCERPTS_PER_SEARCH]
+    chunks, best, usage, notes = search_routed(
+        query, state.get("sources_to_search"), deps, state.get("chunks", {}), EXCERPTS_PER_SEARCH
+    )
     numbers = dict(state.get("numbers", {}))
     for chunk in best:
         numbers.setdefault(chunk.id, len(numbers) + 1)

@@ -48,6 +48,7 @@ def test_every_run_of_either_agent_searches_the_question_itself(tmp_path, sample
 
     def collect(node, update):
         searched.extend((node, c.query) for c in update.get("chunks", {}).values())
+        searched.extend((node, query) for query in update.get("sub_queries", []))
 
     with FakeOpenAI(ScriptedResearcher()) as server:
         deps = deps_for(tmp_path, server, sample_store)
@@ -206,3 +207,29 @@ def test_the_first_hop_links_the_page_of_a_name_the_question_holds(tmp_path):
 
     assert asked[venn.id].link_rank == 0 and not not_asked
     assert already[venn.id].link_rank is None  # in the question's lead: no link needed
+
+
+def test_an_agent_s_search_follows_the_names_its_best_hit_mentions(tmp_path):
+    from deepsift.nodes.search import search_routed
+
+    deps = _painters(tmp_path)
+    query = "Orla Venn studied painting"
+    found, read, _, _ = search_routed(query, ["notes"], deps, {}, 5)
+    deps.store.close()
+
+    page = next(c for c in found.values() if c.title == "Tam Reid" and c.link_rank is not None)
+    assert page.query == "Tam Reid"  # found by the hop, not by the query
+    assert read[0].query == query and "Tam Reid" in [c.title for c in read]
+
+
+def test_an_agent_reads_its_query_s_best_hits_then_the_pages_linked_from_them():
+    from deepsift.nodes.search import read_first
+
+    own = [chunk(f"own{n}") for n in range(5)]
+    pages = [chunk(f"page{n}", "name").model_copy(update={"link_rank": n}) for n in range(3)]
+    own_page = own[0].model_copy(update={"link_rank": 3})  # linked too: read as a hit
+    linked = {c.id: c for c in [*pages, own_page]}
+
+    assert [c.id for c in read_first(own, linked, 5)] == ["own0", "own1", "own2", "page0", "page1"]
+    assert [c.id for c in read_first(own, linked, 3)] == ["own0", "own1", "page0"]
+    assert [c.id for c in read_first(own, {}, 3)] == ["own0", "own1", "own2"]
