@@ -17,7 +17,6 @@ _WORD = r"(?:[A-Z]\.|[A-Z][\w'’-]*)"
 _NAME = re.compile(
     rf"\b{_WORD}(?:[ \t]+(?:(?:of|the|de|der|von|van|del|la|le|da|di|du|y)[ \t]+)?{_WORD})*"
 )
-ASKED_NAMES = 4
 # Capitalised because they start a sentence, or common words that name no one to look up.
 _NOT_NAMES = set(
     "A An And As At After Also Although Before But By During For From He Her His However How "
@@ -57,6 +56,9 @@ def bridge_names(question: str, chunks: list[Chunk], names_per_chunk: int) -> li
         new.sort(key=lambda name: " " not in name)  # stable: first mention within each kind
         names += new[:names_per_chunk]
     return list(dict.fromkeys(names))
+
+
+ASKED_NAMES = 4  # the question's names looked up, one search each (benchmarks/multihop.md)
 
 
 def asked_names(question: str) -> list[str]:

@@ -203,9 +203,11 @@ def test_the_first_hop_links_the_page_of_a_name_the_question_holds(tmp_path):
     not_asked = follow_names(question, [], ["notes"], deps, lead)
     venn_leads = result_list([venn], of_question=True)
     already = follow_names(question, [], ["notes"], deps, venn_leads, asked=True)
+    deps.settings.hop_names = 0
+    off = follow_names(question, [], ["notes"], deps, lead, asked=True)
     deps.store.close()
 
-    assert asked[venn.id].link_rank == 0 and not not_asked
+    assert asked[venn.id].link_rank == 0 and not not_asked and not off
     assert already[venn.id].link_rank is None  # in the question's lead: no link needed
 
 

@@ -31,6 +31,8 @@ def follow_names(
     lead does not already hold carries the order it was found in, after the pages linked in
     `known`."""
     settings = deps.settings
+    if not settings.hop_names:  # the hop is off
+        return {}
     names = bridge_names(question, top, settings.hop_names)
     queries = [(name, name) for name in asked_names(question)] if asked else []
     queries += [(name, query) for name in names for query in bridge_queries(name, question)]
