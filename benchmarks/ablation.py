@@ -26,7 +26,7 @@ from deepsift.eval.datasets import dataset_hash, load_dataset
 from deepsift.eval.metrics import all_found, recall_at_k
 from deepsift.eval.runner import RANKING_DEPTH, corpus_collection
 from deepsift.models import get_embedder
-from deepsift.nodes.hop import follow_names
+from deepsift.nodes.hop import hop
 from deepsift.state import SUB_QUERY_WEIGHT, Chunk, merge_chunks, ranked, result_list
 from deepsift.store import Store
 
@@ -54,15 +54,18 @@ def first_round(question: str, queries: list[str], use: tuple, ctx, weight: floa
         chunks = merge_chunks(chunks, search(question, settings.question_depth, of_question=True))
     for query in queries if with_subs else []:
         chunks = merge_chunks(chunks, search(query, settings.top_k, w=weight))
-    state = {"chunks": chunks, "sub_queries": queries if with_subs else []}
-    followed: set[str] = set()
+    state = {
+        "question": question,
+        "chunks": chunks,
+        "sub_queries": queries if with_subs else [],
+        "sources_to_search": [name],
+        "hopped": [],
+    }
     deps = Deps(settings, store, embedder, None)
-    for _ in range(hops):
-        top = [c for c in ranked(state) if c.id not in followed][: settings.hop_chunks]
-        found = follow_names(question, top, [name], deps, chunks, asked=not followed)
-        followed.update(c.id for c in top)
-        chunks = merge_chunks(chunks, found)
-        state["chunks"] = chunks
+    for _ in range(hops):  # the graph's own hop node, its state updates applied by hand
+        update = hop(state, deps)
+        state["chunks"] = merge_chunks(state["chunks"], update.get("chunks"))
+        state["hopped"] += update.get("hopped", [])
     order = ranked(state)
     if rerank:
         order = by_similarity(question, order, embedder)

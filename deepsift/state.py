@@ -157,7 +157,7 @@ def ranked(state: "RunState") -> list[Chunk]:
         return (lead, -c.fused, -c.score, order.get(c.query, len(order)), c.source, c.position)
 
     fused = sorted(state.get("chunks", {}).values(), key=key)
-    lead = [c for c in fused if key(c)[0] <= QUESTION_LEAD]
+    lead = [c for c in fused if in_lead(c)]
     linked = sorted(
         (c for c in fused[len(lead) :] if c.link_rank is not None), key=lambda c: c.link_rank
     )[:LINK_LEAD]

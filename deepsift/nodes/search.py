@@ -65,15 +65,13 @@ def read_first(own: list[Chunk], linked: dict[str, Chunk], n: int) -> list[Chunk
     first), and last, at most half of the n, the pages the hop linked that those do not hold."""
     head = own[: n - n // 2]
     taken = {c.id for c in head}
-    pages = sorted((c for c in linked.values() if c.link_rank is not None), key=_by_link)
+    pages = sorted(
+        (c for c in linked.values() if c.link_rank is not None), key=lambda c: c.link_rank
+    )
     links = [c for c in pages if c.id not in taken][: n // 2]
     taken |= {c.id for c in links}
     fill = [c for c in own if c.id not in taken][: n - len(head) - len(links)]
     return head + fill + links
-
-
-def _by_link(chunk: Chunk) -> int:
-    return chunk.link_rank or 0
 
 
 def question_search(question: str, sources: list[str], deps: Deps) -> dict[str, Chunk]:
