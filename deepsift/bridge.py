@@ -17,6 +17,8 @@ _WORD = r"(?:[A-Z]\.|[A-Z][\w'’-]*)"
 _NAME = re.compile(
     rf"\b{_WORD}(?:[ \t]+(?:(?:of|the|de|der|von|van|del|la|le|da|di|du|y)[ \t]+)?{_WORD})*"
 )
+# "Hello Love's performer" asks about "Hello Love": the possessive is not part of the name.
+_POSSESSIVE = re.compile(r"['’]s?$")
 # Capitalised because they start a sentence, or common words that name no one to look up.
 _NOT_NAMES = set(
     "A An And As At After Also Although Before But By During For From He Her His However How "
@@ -30,7 +32,7 @@ def salient_names(text: str) -> list[str]:
     """Names in `text`, in order of first mention."""
     names = []
     for match in _NAME.finditer(text):
-        words = match.group(0).strip(" .-").split()
+        words = _POSSESSIVE.sub("", match.group(0).strip(" .-")).split()
         while words and words[0] in _NOT_NAMES:
             words = words[1:]
         name = " ".join(words)

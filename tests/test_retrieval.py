@@ -83,6 +83,11 @@ def test_a_cast_list_is_several_names():
     assert salient_names(cast) == ["Hy Hazell", "Michael Medwin", "Sid James", "Ada Rowe"]
 
 
+def test_a_possessive_is_not_part_of_the_name():
+    asked = "Where did Hello Love's performer live, and was Moses' brother older than O'Neill's?"
+    assert salient_names(asked) == ["Hello Love", "Moses", "O'Neill"]
+
+
 def test_a_document_titled_with_a_name_is_its_page():
     assert names_itself("Henry Edwards (actor)", "henry  edwards")
     assert names_itself("Calder Bay", "Calder Bay")
