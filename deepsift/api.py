@@ -55,7 +55,9 @@ class ResearchResult(BaseModel):
     usage: RunUsage
     notes: list[str]  # sources that failed (web searches, pages); the report lists them too
     thread_id: str
-    answered_by: str = ""  # react: "react" (it finished) or "self-consistency" (the vote)
+    # react: "react" (it finished) or "self-consistency" (the vote); search-o1: "reasoning"
+    # (its final line) or "excerpts" (it found nothing, so the excerpts answered)
+    answered_by: str = ""
     votes: dict[str, int] = {}  # react's vote: each sampled answer and how many gave it
     trace: list[TraceStep] = []  # react: its actions in order
 

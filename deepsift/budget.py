@@ -60,7 +60,9 @@ def round_fits(
     return fits(usage, ahead, settings)
 
 
-SEARCH_O1_FINISH = 1 + structured(1)  # the answer, when the reasoning gave none; the report
+# Finishing: the answer when the reasoning gave none, the short answer when it gave a sentence,
+# the answer from the excerpts when it found nothing; the report.
+SEARCH_O1_FINISH = 1 + 1 + structured(1) + structured(1)
 
 
 def search_o1_search_fits(usage: Usage | None, sources: list[str], settings: Settings) -> bool:

@@ -20,6 +20,7 @@ from typing_extensions import TypedDict
 from deepsift import budget
 from deepsift.deps import Deps
 from deepsift.excerpts import numbered
+from deepsift.nodes.answer import answer as answer_from_excerpts
 from deepsift.nodes.search import question_search, search_routed
 from deepsift.prompts import search_o1 as prompt
 from deepsift.queries import clean_queries
@@ -32,6 +33,8 @@ from deepsift.untrusted import as_data
 
 EXCERPTS_PER_SEARCH = 5
 REPORT_EXCERPTS = 8
+SHORT_ANSWER_WORDS = 5  # a longer final line is a sentence: the short answer is asked for
+SHORT_ANSWER_TOKENS = 32
 
 
 class Turn(TypedDict):
@@ -45,6 +48,7 @@ class SearchO1State(RunState, total=False):
     query: str  # the query the last turn stopped at
     findings: dict[str, str]  # query (case-folded) -> the knowledge condensed from its search
     numbers: dict[str, int]  # chunk id -> its excerpt number, as first shown
+    answered_by: str  # "reasoning" (its final line) or "excerpts" (it found nothing)
 
 
 def build_search_o1(
@@ -140,20 +144,49 @@ def search(state: SearchO1State, deps: Deps) -> dict:
 
 
 def finish(state: SearchO1State, deps: Deps) -> dict:
-    """The short answer (asked for once more if the reasoning ended without one) and a short
-    report citing the excerpts the reasoning read."""
-    usage = Usage()
-    answer = state.get("answer", "")
+    """The short answer and a short report citing the excerpts the reasoning read. A reasoning
+    that ended without an answer is asked for one once more, one that answered with a sentence
+    is asked for the short answer, and one that found nothing is answered from the excerpts the
+    run gathered (`answered_by` says which)."""
+    messages = _conversation(state, deps)
+    answer, usage = state.get("answer", ""), Usage()
     if not answer:
-        messages = _conversation(state, deps) + [HumanMessage(prompt.LIMIT_REACHED)]
-        reply = deps.llm.bind(max_tokens=deps.settings.reasoning_tokens).invoke(messages)
-        usage = usage_of(reply)
-        text = strip_thinking(str(reply.content)).strip()
-        answer = _answer(text) or _last_line(text)
+        answer, usage, messages = _ask(
+            messages, prompt.LIMIT_REACHED, deps.settings.reasoning_tokens, deps
+        )
+    if len(answer.split()) > SHORT_ANSWER_WORDS and not _nothing_found(answer):
+        answer, cost, _ = _ask(messages, prompt.SHORT_ANSWER, SHORT_ANSWER_TOKENS, deps)
+        usage += cost
+    answered_by = "reasoning"
+    if not answer or _nothing_found(answer):
+        found = answer_from_excerpts(state, deps)
+        answer, usage, answered_by = found["answer"] or answer, usage + found["usage"], "excerpts"
     report, sources, cost = short_report(
         state["question"], answer, _report_excerpts(state), state.get("notes", []), deps
     )
-    return {"answer": answer, "report": report, "sources": sources, "usage": usage + cost}
+    return {
+        "answer": answer,
+        "answered_by": answered_by,
+        "report": report,
+        "sources": sources,
+        "usage": usage + cost,
+    }
+
+
+def _ask(
+    messages: list[BaseMessage], request: str, max_tokens: int, deps: Deps
+) -> tuple[str, Usage, list[BaseMessage]]:
+    """One more turn of the reasoning: its answer, its cost and the conversation with it (the
+    conversation so far is the prompt the server has cached, so the turn costs little)."""
+    asked = messages + [HumanMessage(request)]
+    reply = deps.llm.bind(max_tokens=max_tokens).invoke(asked)
+    text = strip_thinking(str(reply.content)).strip()
+    return _answer(text) or _last_line(text), usage_of(reply), asked + [AIMessage(text)]
+
+
+def _nothing_found(answer: str) -> bool:
+    folded = answer.casefold()
+    return any(phrase in folded for phrase in prompt.NOTHING_FOUND_PHRASES)
 
 
 def _result(knowledge: str) -> dict:

@@ -106,20 +106,31 @@ class ScriptedResearcher:
 class ScriptedSearchO1:
     """Search-o1's calls: reasoning turns ask `queries` one after another (stopping where a
     server would, at the end marker), then answer; Reason-in-Documents cites the first excerpt
-    it is shown; structured calls (routing, the report) go to ScriptedResearcher."""
+    it is shown; structured calls (routing, the report) go to ScriptedResearcher. With
+    `sentence`, the reasoning ends with that sentence and gives `answer` only when asked for the
+    short answer."""
 
-    def __init__(self, queries: list[str], answer: str = "Marrowby", honour_stop: bool = True):
+    def __init__(
+        self,
+        queries: list[str],
+        answer: str = "Marrowby",
+        honour_stop: bool = True,
+        sentence: str = "",
+    ):
         self.queries = queries
         self.answer = answer
         self.honour_stop = honour_stop
+        self.sentence = sentence
         self.structured = ScriptedResearcher()
 
     def __call__(self, body: dict[str, Any]) -> Any:
         system = body["messages"][0]["content"]
         if system.startswith("You are a reasoning assistant"):
             asked = sum(m["role"] == "assistant" for m in body["messages"])
+            if last_user_text(body).startswith("Write only 'Final answer:'"):
+                return f"Final answer: {self.answer}"
             if asked >= len(self.queries):
-                return f"That settles it.\nFinal answer: {self.answer}"
+                return f"That settles it.\nFinal answer: {self.sentence or self.answer}"
             query = self.queries[asked]
             text = f"Step {asked + 1}: I need a fact.\n<|begin_search_query|>{query}"
             if not self.honour_stop:

@@ -2,9 +2,15 @@ from deepsift.api import research
 from deepsift.config import Settings
 from deepsift.deps import Deps
 from deepsift.models import chat_model, get_embedder
-from deepsift.prompts.search_o1 import BEGIN_RESULT, END_QUERY, END_RESULT, LIMIT_REACHED
+from deepsift.prompts.search_o1 import (
+    BEGIN_RESULT,
+    END_QUERY,
+    END_RESULT,
+    LIMIT_REACHED,
+    SHORT_ANSWER,
+)
 
-from fake_openai import FakeOpenAI
+from fake_openai import FakeOpenAI, schema_name
 from scripted import ScriptedSearchO1
 
 QUESTION = "Which river feeds the lake that Kestrel Works protects?"
@@ -46,7 +52,7 @@ def test_a_query_stops_generation_is_searched_condensed_and_reasoning_resumes(
     assert injected.startswith(f"{BEGIN_RESULT}\nKnowledge for this query [1].\n{END_RESULT}")
     assert "<excerpt>" not in injected
     assert result.agent == "search-o1" and result.status == "done"
-    assert result.answer == "Marrowby"
+    assert result.answer == "Marrowby" and result.answered_by == "reasoning"
     assert result.sub_queries == QUERIES and result.iterations == 2
     assert "**Answer:** Marrowby" in result.report and "## Sources" in result.report
     assert result.sources and "[1]" in result.report
@@ -62,6 +68,28 @@ def test_max_searches_is_enforced_and_the_model_is_told_to_answer(tmp_path, samp
     contents = [m["content"] for r in requests for m in r["messages"]]
     assert LIMIT_REACHED in contents
     assert result.status == "done" and result.report.startswith(f"# {QUESTION}")
+
+
+def test_a_sentence_for_an_answer_is_shortened_in_one_more_turn(tmp_path, sample_store):
+    sentence = "The river that feeds the lake is the River Marrowby"
+    responder = ScriptedSearchO1(QUERIES, sentence=sentence)
+
+    result, requests = run(tmp_path, sample_store, responder)
+
+    asked = reasoning_calls(requests)[-1]["messages"]
+    assert asked[-1]["content"] == SHORT_ANSWER and asked[-2]["content"].endswith(sentence)
+    assert result.answer == "Marrowby" and result.answered_by == "reasoning"
+    assert "**Answer:** Marrowby" in result.report
+
+
+def test_a_reasoning_that_found_nothing_is_answered_from_the_excerpts(tmp_path, sample_store):
+    responder = ScriptedSearchO1(QUERIES, answer="No helpful information found")
+
+    result, requests = run(tmp_path, sample_store, responder)
+
+    answering = [r for r in requests if schema_name(r) == "ShortAnswer"]
+    assert len(answering) == 1 and "<excerpt>" in answering[0]["messages"][-1]["content"]
+    assert result.answer == "Marrowby" and result.answered_by == "excerpts"
 
 
 def test_a_repeated_query_is_answered_from_what_was_found(tmp_path, sample_store):

@@ -51,7 +51,7 @@ class Outcome:
     seconds: float
     answer: str = ""
     queries: list[str] = field(default_factory=list)  # the sub-queries searched
-    answered_by: str = ""  # ReAct: "react" (its finish action) or "self-consistency" (the vote)
+    answered_by: str = ""  # the path that answered, for react and search-o1 (see api.py)
 
 
 def corpus_store(settings: Settings) -> Store:

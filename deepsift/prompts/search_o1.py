@@ -14,13 +14,17 @@ for a question in several steps (who directed a film, then where that person was
 each step with the names you found. If a search finds nothing helpful, search again with other \
 words or a smaller step before you give up.
 
-Think step by step. When you know the answer, end with one line:
-{FINAL} <the short answer: a name, date, number or yes/no>
+Think step by step. When you know the answer, end with one line that gives only the short \
+answer (a name, a date, a number, yes or no), never a sentence, for example "{FINAL} 1962" or \
+"{FINAL} Lyon". If your searches did not find it, give your best guess from what they found.
 
 Example:
 Question: Who was born first, the director of Jaws or the director of Alien?
 I need the director of Jaws.
-{BEGIN_QUERY}director of Jaws{END_QUERY}"""
+{BEGIN_QUERY}director of Jaws{END_QUERY}
+(the knowledge found follows; you go on the same way for the director of Alien and for both \
+birth dates, and end with)
+{FINAL} Ridley Scott"""
 
 REASON_USER = "Question: {question}"
 
@@ -33,6 +37,22 @@ CONTINUE_AFTER_NOTHING = (
 )
 LIMIT_REACHED = (
     f"No more searches are allowed. Answer from what you have found, ending with '{FINAL} ...'."
+)
+SHORT_ANSWER = (
+    f"Write only '{FINAL}' and the short answer to the question: a name, a date, a number, "
+    "yes or no; no sentence."
+)
+# Final lines that say the reasoning found nothing (small models echo the reading step's
+# phrase): the answer is then taken from the excerpts the run gathered.
+NOTHING_FOUND_PHRASES = (
+    "no information",
+    "no helpful information",
+    "not mentioned",
+    "not specified",
+    "not provided",
+    "not found",
+    "cannot be determined",
+    "unknown",
 )
 
 DOCUMENTS_SYSTEM = """You read search results for someone who is reasoning about a question.
