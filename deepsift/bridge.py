@@ -19,11 +19,14 @@ _NAME = re.compile(
 )
 # "Hello Love's performer" asks about "Hello Love": the possessive is not part of the name.
 _POSSESSIVE = re.compile(r"['’]s?$")
+# A leading article, which a name taken from text does not carry ("The Fighting Demon").
+_ARTICLE = re.compile(r"^(?:the|an?) ")
 # Capitalised because they start a sentence, or common words that name no one to look up.
 _NOT_NAMES = set(
-    "A An And As At After Also Although Before But By During For From He Her His However How "
-    "If In Is It Its Many Most Of On Or She Since Some That The Their There These They This "
-    "Those To Was Were What When Where Which While Who Why With January February March April "
+    "A An And Are As At After Also Although Before But By Can Could Did Do Does During For From "
+    "Had Has Have He Her His However How If In Is It Its Many Most Of On Or She Since Some That "
+    "The Their There These They This Those To Was Were What When Where Which While Who Why Will "
+    "With Would January February March April "
     "May June July August September October November December".split()
 )
 
@@ -79,11 +82,12 @@ def bridge_queries(name: str, question: str) -> list[str]:
 def names_itself(title: str, name: str) -> bool:
     """Whether a document titled `title` is the page of `name`: the same words, case folded,
     once a qualifier is set aside, in parentheses ("Henry Edwards (actor)" for "Henry Edwards")
-    or after a comma ("Gainesville, Florida" for "Gainesville")."""
+    or after a comma ("Gainesville, Florida" for "Gainesville"), and a leading article, which
+    names do not carry ("The Fighting Demon" for "Fighting Demon")."""
     return _folded(name) in {
         _folded(re.sub(r"\([^)]*\)", " ", head)) for head in (title, title.split(",")[0])
     }
 
 
 def _folded(text: str) -> str:
-    return " ".join(text.casefold().split())
+    return _ARTICLE.sub("", " ".join(text.casefold().split()))

@@ -80,7 +80,10 @@ class Settings(BaseSettings):
         True, description="the first round also searches the question as asked"
     )
     hop_chunks: int = Field(
-        2, ge=0, description="LLM-free hop: best chunks whose names are searched each round"
+        2,
+        ge=0,
+        description="LLM-free hop: best chunks whose names are searched each round (the first "
+        "round: the best, then the pages of names the question holds)",
     )
     hop_names: int = Field(6, ge=0, description="LLM-free hop: names searched per chunk; 0: off")
     report_length: Length = Field(

@@ -6,7 +6,7 @@ from deepsift.bridge import bridge_names, names_itself, salient_names
 from deepsift.deps import Deps
 from deepsift.models import chat_model, get_embedder
 from deepsift.outline import outline
-from deepsift.state import LINK_LEAD, Chunk, merge_chunks, ranked, result_list
+from deepsift.state import DISTINCT_LEAD, LINK_LEAD, Chunk, merge_chunks, ranked, result_list
 
 from fake_openai import FakeOpenAI
 from scripted import SUB_QUERIES, ScriptedResearcher, ScriptedSearchO1
@@ -41,6 +41,18 @@ def test_the_question_s_own_top_hits_keep_the_lead():
     chunks = merge_chunks(chunks, result_list([chunk("q3"), chunk("other")]))
 
     assert [c.id for c in ranked({"chunks": chunks})][:3] == ["q1", "q2", "q3"]
+
+
+def test_the_first_places_go_to_distinct_documents():
+    again = chunk("a again").model_copy(update={"source": "/a.md"})  # a's second chunk
+    others = [chunk(f"doc{n}") for n in range(DISTINCT_LEAD)]
+    chunks = result_list([chunk("a"), again, *others], of_question=True)
+
+    order = [c.id for c in ranked({"chunks": chunks})]
+
+    # a's second chunk waits until DISTINCT_LEAD documents have their place, then comes first.
+    assert order[:DISTINCT_LEAD] == ["a", *(f"doc{n}" for n in range(DISTINCT_LEAD - 1))]
+    assert order[DISTINCT_LEAD:] == ["a again", f"doc{DISTINCT_LEAD - 1}"]
 
 
 def test_every_run_of_either_agent_searches_the_question_itself(tmp_path, sample_store):
@@ -83,6 +95,11 @@ def test_a_cast_list_is_several_names():
     assert salient_names(cast) == ["Hy Hazell", "Michael Medwin", "Sid James", "Ada Rowe"]
 
 
+def test_a_question_s_first_word_is_not_a_name():
+    asked = "Are Le Salamandre and Il Sorpasso both Italian films? Do they share a director?"
+    assert salient_names(asked) == ["Le Salamandre", "Il Sorpasso", "Italian"]
+
+
 def test_a_possessive_is_not_part_of_the_name():
     asked = "Where did Hello Love's performer live, and was Moses' brother older than O'Neill's?"
     assert salient_names(asked) == ["Hello Love", "Moses", "O'Neill"]
@@ -93,6 +110,10 @@ def test_a_document_titled_with_a_name_is_its_page():
     assert names_itself("Calder Bay", "Calder Bay")
     assert names_itself("Gainesville, Florida", "Gainesville")
     assert names_itself("Gainesville, Florida", "Gainesville, Florida")
+    # A name read from text lost its leading article: "Which film, The Fighting Demon or ...?"
+    assert names_itself("The Fighting Demon", "Fighting Demon")
+    assert names_itself("A Night's Adventure", "Night'S Adventure")
+    assert not names_itself("Anthem", "The Anthem Band")
     assert not names_itself("Henry Edwards Jr.", "Henry Edwards")
     assert not names_itself("Bay", "Calder Bay")
 
@@ -214,6 +235,26 @@ def test_the_first_hop_links_the_page_of_a_name_the_question_holds(tmp_path):
 
     assert asked[venn.id].link_rank == 0 and not not_asked and not off
     assert already[venn.id].link_rank is None  # in the question's lead: no link needed
+
+
+def test_the_first_hop_follows_the_best_hit_and_the_pages_the_question_names(tmp_path):
+    from deepsift.nodes.hop import hop
+
+    deps = _painters(tmp_path)
+    venn, bay = _page(deps, "Orla Venn"), _page(deps, "Calder Bay")
+
+    def first_hop(question: str) -> list[str]:
+        lead = result_list([venn, bay], of_question=True)
+        return hop({"question": question, "sources_to_search": ["notes"], "chunks": lead}, deps)[
+            "hopped"
+        ]
+
+    chain = first_hop("Where was Orla Venn's teacher born?")
+    pair = first_hop("Was Calder Bay painted by Orla Venn's teacher?")
+    deps.store.close()
+
+    assert chain == [venn.id]  # the second-best hit is no page the question names
+    assert pair == [venn.id, bay.id]
 
 
 def test_an_agent_s_search_follows_the_names_its_best_hit_mentions(tmp_path):

@@ -6,16 +6,28 @@ from deepsift.state import Chunk, ResearchState, in_lead, merge_chunks, ranked, 
 
 def hop(state: ResearchState, deps: Deps) -> dict:
     """Follow the bridge with no model call: search the run's collections for the names that
-    its best chunks (not followed before) mention and the question does not; the first hop
-    also looks up the names the question holds."""
+    its best chunks (not followed before) mention and the question does not.
+
+    The first hop starts where the question points: it looks up the names the question holds,
+    then follows the best chunk and those names' own pages, not the second-best chunk, which
+    in a chain of hops is more often a neighbour of the first than a link in the chain
+    (benchmarks/multihop.md)."""
     followed = set(state.get("hopped", []))
-    top = [c for c in ranked(state) if c.id not in followed][: deps.settings.hop_chunks]
     collections = [name for name in state["sources_to_search"] if name != WEB]
-    if not top or not collections:
+    if not collections:
         return {}
-    known = state.get("chunks", {})
-    chunks = follow_names(state["question"], top, collections, deps, known, asked=not followed)
-    return {"chunks": chunks, "hopped": [c.id for c in top]}
+    question, known = state["question"], state.get("chunks", {})
+    asked = {} if followed else follow_names(question, [], collections, deps, known, asked=True)
+    pool = merge_chunks(known, asked)
+    order = [c for c in ranked({**state, "chunks": pool}) if c.id not in followed]
+    if not followed:
+        names = asked_names(question)
+        order = order[:1] + [c for c in order[1:] if any(names_itself(c.title, n) for n in names)]
+    top = order[: deps.settings.hop_chunks]
+    if not top:
+        return {}
+    linked = follow_names(question, top, collections, deps, pool)
+    return {"chunks": merge_chunks(asked, linked), "hopped": [c.id for c in top]}
 
 
 def follow_names(
