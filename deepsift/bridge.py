@@ -21,12 +21,13 @@ _NAME = re.compile(
 _POSSESSIVE = re.compile(r"['’]s?$")
 # A leading article, which a name taken from text does not carry ("The Fighting Demon").
 _ARTICLE = re.compile(r"^(?:the|an?) ")
-# Capitalised because they start a sentence, or common words that name no one to look up.
+# Capitalised because they start a sentence, or common words that name no one to look up ("Will"
+# and "Can" open questions too, but also names: "Will Durant", "Will County").
 _NOT_NAMES = set(
-    "A An And Are As At After Also Although Before But By Can Could Did Do Does During For From "
-    "Had Has Have He Her His However How If In Is It Its Many Most Of On Or She Since Some That "
-    "The Their There These They This Those To Was Were What When Where Which While Who Why Will "
-    "With Would January February March April "
+    "A An And Are As At After Also Although Before But By Could Did Do Does During For From Had "
+    "Has Have He Her His However How If In Is It Its Many Most Of On Or She Since Some That The "
+    "Their There These They This Those To Was Were What When Where Which While Who Why With Would "
+    "January February March April "
     "May June July August September October November December".split()
 )
 

@@ -98,6 +98,8 @@ def test_a_cast_list_is_several_names():
 def test_a_question_s_first_word_is_not_a_name():
     asked = "Are Le Salamandre and Il Sorpasso both Italian films? Do they share a director?"
     assert salient_names(asked) == ["Le Salamandre", "Il Sorpasso", "Italian"]
+    # "Will" and "Can" open questions but also names.
+    assert salient_names("Was Will Durant born in Will County?") == ["Will Durant", "Will County"]
 
 
 def test_a_possessive_is_not_part_of_the_name():
