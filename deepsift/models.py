@@ -195,6 +195,15 @@ LOCAL_MODEL_PARTS = 22
 LOCAL_MODEL_SIZE = 1_117_320_768
 LOCAL_MODEL_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
 
+# Repetition penalties of llama.cpp's server for the embedded model's report calls: at
+# temperature 0 it repeats one sentence until max_tokens (2 of 3 sections and the frame did in
+# a demo run: 2,098 of 2,350 completion tokens). DRY penalises extending a repeat of its last
+# 64 tokens, so a section still quotes its excerpts' figures and names word for word. The
+# frame sums up sections shown in its prompt, which it otherwise copies whole: a frequency
+# penalty over the last 512 tokens makes it restate them. benchmarks/latency.py --embedded.
+LOCAL_WRITING = {"dry_multiplier": 0.8, "dry_base": 1.75, "dry_allowed_length": 2}
+LOCAL_SUMMING = {"frequency_penalty": 0.3, "repeat_last_n": 512}
+
 
 def local_model_file() -> Path:
     """Join the model slices once into the cache directory, verifying size and hash."""

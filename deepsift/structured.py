@@ -84,16 +84,25 @@ def ask_structured(
     schema: type[Schema],
     attempts: int = ATTEMPTS,
     max_tokens: int = 400,
+    most: dict[str, int] | None = None,
+    sampling: dict[str, float] | None = None,
 ) -> tuple[Schema | None, Usage]:
-    """Ask for `schema` as json_schema output; (None, usage) after `attempts` bad replies."""
+    """Ask for `schema` as json_schema output; (None, usage) after `attempts` bad replies.
+    `most` caps the items of the schema's list fields (by field name); `sampling` adds request
+    fields (the embedded server's repetition penalties: models.LOCAL_WRITING)."""
+    json_schema = schema.model_json_schema()
+    for field, items in (most or {}).items():
+        json_schema["properties"][field]["maxItems"] = items
     response_format = {
         "type": "json_schema",
-        "json_schema": {"name": schema.__name__, "schema": schema.model_json_schema()},
+        "json_schema": {"name": schema.__name__, "schema": json_schema},
     }
     # Sent as a plain request field: given `response_format` itself, langchain-openai takes the
     # SDK's parse path, which raises on a reply cut at max_tokens instead of letting us repair it.
     # max_tokens: small models can loop inside a JSON list until the context is full.
-    bound = llm.bind(extra_body={"response_format": response_format}, max_tokens=max_tokens)
+    bound = llm.bind(
+        extra_body={"response_format": response_format, **(sampling or {})}, max_tokens=max_tokens
+    )
     usage = Usage(llm_calls=0, prompt_tokens=0, completion_tokens=0)
     conversation = list(messages)
     for _ in range(attempts):

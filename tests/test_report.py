@@ -61,6 +61,19 @@ def test_the_report_has_a_title_cited_findings_written_headings_a_conclusion_and
     assert any("River Orrin phosphorus" in h for h in sections)
 
 
+def test_the_frame_caps_its_lists_and_an_endpoint_gets_no_embedded_server_penalties(
+    tmp_path, sample_store
+):
+    _, requests = run(tmp_path, sample_store)
+
+    schemas = [b["response_format"]["json_schema"] for b in requests]
+    listed = next(s["schema"]["properties"] for s in schemas if s["name"] == "ReportFrame")
+    assert listed["findings"]["maxItems"] == SHAPES["standard"].findings
+    assert listed["conclusion"]["maxItems"] >= 2
+    # The repetition penalties are llama.cpp's fields, for the embedded model only.
+    assert not any({"dry_multiplier", "repeat_last_n"} & body.keys() for body in requests)
+
+
 @pytest.mark.parametrize("length", ["brief", "long"])
 def test_report_length_lands_within_thirty_percent_of_its_target(tmp_path, sample_store, length):
     result, requests = run(tmp_path, sample_store, length=length)

@@ -75,3 +75,16 @@ def test_every_structured_call_is_bounded_in_length(tmp_path):
         ask_structured(chat_model(_settings_for(server, tmp_path)), [("human", "x")], Queries)
 
     assert server.requests[0]["max_completion_tokens"] == 400
+
+
+def test_list_caps_and_sampling_fields_reach_the_request(tmp_path):
+    with FakeOpenAI(lambda body: '{"queries": []}') as server:
+        llm = chat_model(_settings_for(server, tmp_path))
+        ask_structured(
+            llm, [("human", "x")], Queries, most={"queries": 3}, sampling={"dry_multiplier": 0.8}
+        )
+
+    body = server.requests[0]
+    listed = body["response_format"]["json_schema"]["schema"]["properties"]
+    assert listed["queries"]["maxItems"] == 3
+    assert body["dry_multiplier"] == 0.8

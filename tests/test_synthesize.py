@@ -1,4 +1,6 @@
 from deepsift.cited_text import CitedSentence, CitedText, ReportFrame
+from deepsift.nodes.synthesize import _restates_a_heading
+from deepsift.state import Chunk
 from deepsift.structured import parse_json
 
 
@@ -80,3 +82,16 @@ def test_a_closing_clause_naming_the_source_is_left_to_the_citation():
         "It was built to cut phosphorus [4]. "
         "The plant, as stated in the minutes, cost more [2]."
     )
+
+
+def test_a_sentence_that_copies_an_excerpts_context_line_is_left_out():
+    chunk = Chunk(
+        id="a",
+        text="Close-out Review > 4. Comparison with the approved budget\n\nThe Board approved it.",
+        source="review.docx",
+        title="Close-out Review",
+        collection="docs",
+    )
+    copied = "The Close-out Review > 4. Comparison with the approved budget"
+    assert _restates_a_heading(copied, [chunk])
+    assert not _restates_a_heading("The Board approved it.", [chunk])

@@ -20,6 +20,7 @@ from deepsift.cited_text import (
 from deepsift.claims import hold_to_evidence
 from deepsift.deps import Deps
 from deepsift.excerpts import numbered
+from deepsift.models import LOCAL_SUMMING, LOCAL_WRITING
 from deepsift.outline import PlannedSection, outline
 from deepsift.prompts import synthesize as prompt
 from deepsift.report_shape import SHAPES, is_english, labels, tokens_for
@@ -100,6 +101,9 @@ class _Writer:
             prompt.LANGUAGE.format(language=language) if language else prompt.QUESTION_LANGUAGE
         )
         self.check_names = is_english(language)
+        local = deps.settings.uses_local_llm
+        self.writing = LOCAL_WRITING if local else None
+        self.summing = LOCAL_SUMMING if local else None
         self.may_rewrite = may_rewrite
         self.usage = Usage()
         self._lock = Lock()
@@ -110,13 +114,14 @@ class _Writer:
             query="; ".join(planned.queries),
             excerpts=numbered(planned.chunks, self.number),
             words=words,
-            sentences=max(2, round(words / 22)),
+            sentences=_sentences(words),
             language=self.language,
         )
         asked = [SystemMessage(prompt.SECTION_SYSTEM), HumanMessage(user)]
-        reply = self._ask(asked, CitedSection, tokens_for(words))
+        reply = self._ask(asked, CitedSection, tokens_for(words), sampling=self.writing)
         citable = {self.number[c.id] for c in planned.chunks}
         sentences = clean(reply.sentences, citable) if reply else []
+        sentences = [s for s in sentences if not _restates_a_heading(s.text, planned.chunks)]
         kept = self._checked(sentences, citable, " ".join(planned.queries), asked, reply)
         heading = _heading(reply.heading if reply else "", _as_heading(planned.queries[0]))
         unwritten = CitedSentence(text="This part could not be written.", excerpts=[])
@@ -137,7 +142,10 @@ class _Writer:
             language=self.language,
         )
         asked = [SystemMessage(prompt.FRAME_SYSTEM), HumanMessage(user)]
-        reply = self._ask(asked, ReportFrame, tokens_for(words + 60 * findings))
+        # At most the findings asked and a sentence more than the conclusion's share: a list
+        # cannot run on to max_tokens.
+        most = {"findings": findings, "conclusion": _sentences(words) + 1}
+        reply = self._ask(asked, ReportFrame, tokens_for(words + 60 * findings), most, self.summing)
         if reply is None:
             return self.question, [], []
         found = clean(reply.findings, citable)[:findings]
@@ -168,7 +176,7 @@ class _Writer:
             turn = prompt.REWRITE.format(sentences=listed, language=self.language)
             messages = [*asked, AIMessage(reply.model_dump_json()), HumanMessage(turn)]
             words = sum(len(sentence.text.split()) for sentence, _ in failed)
-            rewritten = self._ask(messages, CitedText, tokens_for(words))
+            rewritten = self._ask(messages, CitedText, tokens_for(words), sampling=self.writing)
             return clean(rewritten.sentences, citable) if rewritten else None
 
         kept, counts = hold_to_evidence(
@@ -186,11 +194,34 @@ class _Writer:
             )
         return kept
 
-    def _ask(self, messages: list[BaseMessage], schema: type[Schema], tokens: int) -> Schema | None:
-        reply, usage = ask_structured(self.deps.llm, messages, schema, max_tokens=tokens)
+    def _ask(
+        self,
+        messages: list[BaseMessage],
+        schema: type[Schema],
+        tokens: int,
+        most: dict[str, int] | None = None,
+        sampling: dict[str, float] | None = None,
+    ) -> Schema | None:
+        reply, usage = ask_structured(
+            self.deps.llm, messages, schema, max_tokens=tokens, most=most, sampling=sampling
+        )
         with self._lock:
             self.usage = self.usage + usage
         return reply
+
+
+def _restates_a_heading(text: str, chunks: list[Chunk]) -> bool:
+    """A "sentence" that is an excerpt's context line ("Title > 4. Comparison with the approved
+    budget", deepsift.ingest.chunking), or part of it: the embedded model copies that line as
+    prose. It states nothing."""
+    said = text.casefold().strip(" .").removeprefix("the ")
+    lines = [c.text.split("\n", 1)[0] for c in chunks if c.title and c.text.startswith(c.title)]
+    return bool(said) and any(said in line.casefold() for line in lines)
+
+
+def _sentences(words: int) -> int:
+    """About how many sentences `words` words make."""
+    return max(2, round(words / 22))
 
 
 def _heading(text: str, fallback: str) -> str:
