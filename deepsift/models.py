@@ -196,11 +196,11 @@ LOCAL_MODEL_SIZE = 1_117_320_768
 LOCAL_MODEL_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
 
 # Repetition penalties of llama.cpp's server for the embedded model's report calls: at
-# temperature 0 it repeats one sentence until max_tokens (2 of 3 sections and the frame did in
-# a demo run: 2,098 of 2,350 completion tokens). DRY penalises extending a repeat of its last
-# 64 tokens, so a section still quotes its excerpts' figures and names word for word. The
-# frame sums up sections shown in its prompt, which it otherwise copies whole: a frequency
-# penalty over the last 512 tokens makes it restate them. benchmarks/latency.py --embedded.
+# temperature 0 it repeats one sentence until max_tokens (2 of 3 sections and the frame ran to
+# their limit in a demo run: 2,098 of its 2,350 completion tokens). DRY penalises extending a
+# repeat within its last 64 tokens, so a section still quotes its excerpts' figures and names
+# word for word. The frame sums up sections shown in its prompt, which it otherwise copies
+# whole: a frequency penalty over the last 512 tokens makes it restate them (README, synthesize).
 LOCAL_WRITING = {"dry_multiplier": 0.8, "dry_base": 1.75, "dry_allowed_length": 2}
 LOCAL_SUMMING = {"frequency_penalty": 0.3, "repeat_last_n": 512}
 
