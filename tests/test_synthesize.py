@@ -95,3 +95,6 @@ def test_a_sentence_that_copies_an_excerpts_context_line_is_left_out():
     copied = "The Close-out Review > 4. Comparison with the approved budget"
     assert _restates_a_heading(copied, [chunk])
     assert not _restates_a_heading("The Board approved it.", [chunk])
+    # A web snippet opens with its page's title but has no context line.
+    snippet = chunk.model_copy(update={"text": "Close-out Review: the Board approved it."})
+    assert not _restates_a_heading("Close-out Review: the Board approved it.", [snippet])

@@ -215,7 +215,13 @@ def _restates_a_heading(text: str, chunks: list[Chunk]) -> bool:
     budget", deepsift.ingest.chunking), or part of it: the embedded model copies that line as
     prose. It states nothing."""
     said = text.casefold().strip(" .").removeprefix("the ")
-    lines = [c.text.split("\n", 1)[0] for c in chunks if c.title and c.text.startswith(c.title)]
+    # A file's chunk is its context line, a blank line, then its passage; a web page's
+    # snippet can open with its title but has no such line.
+    lines = [
+        c.text.split("\n\n", 1)[0]
+        for c in chunks
+        if c.title and c.text.startswith(c.title) and "\n\n" in c.text
+    ]
     return bool(said) and any(said in line.casefold() for line in lines)
 
 
