@@ -1,5 +1,5 @@
 from deepsift.cited_text import CitedSentence, CitedText, ReportFrame
-from deepsift.nodes.synthesize import _restates_a_heading
+from deepsift.nodes.synthesize import _without_context_lines
 from deepsift.state import Chunk
 from deepsift.structured import parse_json
 
@@ -92,9 +92,12 @@ def test_a_sentence_that_copies_an_excerpts_context_line_is_left_out():
         title="Close-out Review",
         collection="docs",
     )
-    copied = "The Close-out Review > 4. Comparison with the approved budget"
-    assert _restates_a_heading(copied, [chunk])
-    assert not _restates_a_heading("The Board approved it.", [chunk])
+    copied = CitedSentence(
+        text="The Close-out Review > 4. Comparison with the approved budget", excerpts=[1]
+    )
+    claim = CitedSentence(text="The Board approved it.", excerpts=[1])
+    assert _without_context_lines([copied, claim], [chunk]) == [claim]
     # A web snippet opens with its page's title but has no context line.
     snippet = chunk.model_copy(update={"text": "Close-out Review: the Board approved it."})
-    assert not _restates_a_heading("Close-out Review: the Board approved it.", [snippet])
+    quoted = CitedSentence(text="Close-out Review: the Board approved it.", excerpts=[1])
+    assert _without_context_lines([quoted], [snippet]) == [quoted]

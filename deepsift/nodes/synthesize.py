@@ -121,7 +121,7 @@ class _Writer:
         reply = self._ask(asked, CitedSection, tokens_for(words), sampling=self.writing)
         citable = {self.number[c.id] for c in planned.chunks}
         sentences = clean(reply.sentences, citable) if reply else []
-        sentences = [s for s in sentences if not _restates_a_heading(s.text, planned.chunks)]
+        sentences = _without_context_lines(sentences, planned.chunks)
         kept = self._checked(sentences, citable, " ".join(planned.queries), asked, reply)
         heading = _heading(reply.heading if reply else "", _as_heading(planned.queries[0]))
         unwritten = CitedSentence(text="This part could not be written.", excerpts=[])
@@ -210,19 +210,25 @@ class _Writer:
         return reply
 
 
-def _restates_a_heading(text: str, chunks: list[Chunk]) -> bool:
-    """A "sentence" that is an excerpt's context line ("Title > 4. Comparison with the approved
-    budget", deepsift.ingest.chunking), or part of it: the embedded model copies that line as
-    prose. It states nothing."""
-    said = text.casefold().strip(" .").removeprefix("the ")
+def _without_context_lines(
+    sentences: list[CitedSentence], chunks: list[Chunk]
+) -> list[CitedSentence]:
+    """`sentences` without those that are an excerpt's context line ("Title > 4. Comparison
+    with the approved budget", deepsift.ingest.chunking), or part of one: the embedded model
+    copies that line as prose. It states nothing."""
     # A file's chunk is its context line, a blank line, then its passage; a web page's
     # snippet can open with its title but has no such line.
     lines = [
-        c.text.split("\n\n", 1)[0]
+        c.text.split("\n\n", 1)[0].casefold()
         for c in chunks
         if c.title and c.text.startswith(c.title) and "\n\n" in c.text
     ]
-    return bool(said) and any(said in line.casefold() for line in lines)
+
+    def copied(sentence: CitedSentence) -> bool:
+        said = sentence.text.casefold().strip(" .").removeprefix("the ")
+        return bool(said) and any(said in line for line in lines)
+
+    return [s for s in sentences if not copied(s)]
 
 
 def _sentences(words: int) -> int:
