@@ -10,8 +10,10 @@ from deepsift.state import Usage
 from deepsift.structured import ATTEMPTS
 
 # The report writes at most this many sections (report_shape.SHAPES: long), then its frame
-# (title, findings, conclusion); the claim check's rewrites run only where room is left.
+# (title, findings, conclusion) and its section headings; the claim check's rewrites run only
+# where room is left.
 MAX_SECTIONS = 6
+FINISHING = 2  # the frame and the headings
 
 
 def structured(calls: int) -> int:
@@ -38,13 +40,15 @@ def search_calls(queries: int, sources: list[str], settings: Settings) -> int:
 
 
 def report_calls(sub_queries: int) -> int:
-    """The report: a section per sub-query (MAX_SECTIONS at most), then its frame."""
-    return structured(min(sub_queries, MAX_SECTIONS) + 1)
+    """The report: a section per sub-query (MAX_SECTIONS at most), then its frame and
+    headings."""
+    return structured(min(sub_queries, MAX_SECTIONS) + FINISHING)
 
 
 def sections_affordable(usage: Usage | None, settings: Settings) -> int:
-    """How many sections the report can still write, keeping room for its conclusion."""
-    return max(0, calls_left(usage, settings) // ATTEMPTS - 1)
+    """How many sections the report can still write, keeping room for its frame and
+    headings."""
+    return max(0, calls_left(usage, settings) // ATTEMPTS - FINISHING)
 
 
 def round_fits(

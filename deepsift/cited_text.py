@@ -17,6 +17,13 @@ _NAMED_SOURCE = re.compile(
     re.IGNORECASE,
 )
 
+# Where one sentence ends and the next begins; not after an initial or a title ("J. Smith",
+# "Dr. Okonjo").
+_SENTENCE_END = re.compile(
+    r"(?<=[.!?])(?<!\b[A-Z]\.)(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bSt\.)"
+    r"(?<!\bNo\.)(?<!\bvs\.)\s+(?=[A-Z0-9\"“(])"
+)
+
 LOOP_WORDS = 6  # a sentence opening with an earlier one's first this many words is a loop (clean)
 
 
@@ -47,11 +54,15 @@ class CitedText(BaseModel):
         return render(self.sentences, citable)
 
 
-class CitedSection(BaseModel):
-    """A section of a report: a heading written for the reader, and its cited sentences."""
+class CitedSection(CitedText):
+    """A section of a report: its cited sentences. Its heading is asked for afterwards, from
+    what they say (SectionHeadings)."""
 
-    heading: str
-    sentences: Sentences
+
+class SectionHeadings(BaseModel):
+    """A heading for each section of a report, in order, written from what it says."""
+
+    headings: list[str]
 
 
 class ReportFrame(BaseModel):
@@ -64,14 +75,14 @@ class ReportFrame(BaseModel):
 
 
 def clean(sentences: list[CitedSentence], citable: set[int] | None = None) -> list[CitedSentence]:
-    """Sentences as the report keeps them, each on one line: marks the model wrote into the
-    text removed (only `excerpts` cite), numbers outside `citable` (when given) dropped, empty
-    and repeated sentences left out, and so are those that open with an earlier one's first
-    LOOP_WORDS words (small models loop: "The project was also built to address …" over every
-    item of an excerpt's list, true or not)."""
+    """Sentences as the report keeps them, one to a text and each on one line: marks the model
+    wrote into the text removed (only `excerpts` cite), numbers outside `citable` (when given)
+    dropped, empty and repeated sentences left out, and so are those that open with an earlier
+    one's first LOOP_WORDS words (small models loop: "The project was also built to address …"
+    over every item of an excerpt's list, true or not)."""
     seen: set[str] = set()
     kept = []
-    for sentence in sentences:
+    for sentence in _one_each(sentences):
         # One line, without hidden characters a document may have lent it: a sentence cannot
         # start a heading or a list (a Sources list) of its own.
         text = flat(WRITTEN_MARKS.sub("", sentence.text))
@@ -84,6 +95,16 @@ def clean(sentences: list[CitedSentence], citable: set[int] | None = None) -> li
         numbers = [n for n in dict.fromkeys(sentence.excerpts) if citable is None or n in citable]
         kept.append(CitedSentence(text=text, excerpts=numbers))
     return kept
+
+
+def _one_each(sentences: list[CitedSentence]) -> list[CitedSentence]:
+    """Each text of several sentences as that many, citing its excerpts: a small model packs a
+    paragraph into one text, and the claim check and the loop filter work a sentence at a time."""
+    return [
+        CitedSentence(text=part, excerpts=sentence.excerpts)
+        for sentence in sentences
+        for part in _SENTENCE_END.split(sentence.text)
+    ]
 
 
 def with_marks(sentence: CitedSentence) -> str:

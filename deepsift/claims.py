@@ -34,6 +34,14 @@ _NUMBER = re.compile(
     r"(?:\s?(" + "|".join(sorted(_SCALES, key=len, reverse=True)) + r")\b)?",
     re.IGNORECASE,
 )
+# A scale given as the unit of a table or a list ("€ million", "EUR million", "(£bn)"): the
+# bare numbers under it are in that scale.
+_UNIT = re.compile(
+    r"(?<![\d.,]\s)(?<![\d.,])(?:€|\$|£|EUR|USD|GBP)\s?("
+    + "|".join(sorted(_SCALES, key=len, reverse=True))
+    + r")\b",
+    re.IGNORECASE,
+)
 _WORD = re.compile(r"[^\W_](?:[\w'’.-]*[^\W_])?")
 
 
@@ -63,7 +71,7 @@ def names(text: str) -> list[str]:
 
 def unsupported(sentence: str, evidence: list[str], check_names: bool = True) -> list[str]:
     """What `sentence` states that no text in `evidence` holds; [] when it all checks out."""
-    held_values = [value for text in evidence for value, _ in numbers(text)]
+    held_values = [value for text in evidence for value in _held_values(text)]
     held_words = {_fold(w) for text in evidence for w in _WORD.findall(text)}
     missing = [
         _written(value)
@@ -73,6 +81,14 @@ def unsupported(sentence: str, evidence: list[str], check_names: bool = True) ->
     if check_names:
         missing += [name for name in names(sentence) if not _held(name, held_words)]
     return missing
+
+
+def _held_values(text: str) -> list[float]:
+    """The numbers `text` holds, and at the scale of any unit it names ("€ million": 22.8 is
+    22,800,000)."""
+    values = [value for value, _ in numbers(text)]
+    scales = {_SCALES[scale.lower()] for scale in _UNIT.findall(text)}
+    return values + [value * scale for scale in scales for value in values]
 
 
 def _held(name: str, words: set[str]) -> bool:

@@ -3,6 +3,7 @@ which order, each with its own best excerpts."""
 
 from pydantic import BaseModel
 
+from deepsift.claims import names
 from deepsift.models import Embedder, similarities
 from deepsift.state import Chunk, ResearchState, ranked
 
@@ -22,8 +23,9 @@ def outline(
     were asked.
 
     Sub-queries that ask the same thing share a section. A chunk that no sub-query found first
-    (the question's own search, the LLM-free hop) joins the section whose queries are nearest to
-    its text. The sections kept are those whose evidence the run ranks best, from any round."""
+    (the question's own search, the LLM-free hop) joins the section whose first query is
+    nearest to its text. The sections kept are those whose evidence the run ranks best, from
+    any round."""
     order = ranked(state)
     asked = list(dict.fromkeys(state.get("sub_queries", [])))
     if not order or not asked:
@@ -31,9 +33,9 @@ def outline(
     own = {c.query for c in order} & set(asked)
     topics = _topics([q for q in asked if q in own] or asked, embedder)
     of_query = {query: n for n, topic in enumerate(topics) for query in topic}
-    orphans = [c for c in order[: sections * excerpts] if c.query not in of_query]
+    orphans = [c for c in order if c.query not in of_query]
     if orphans:
-        firsts = [topic[0] for topic in topics]
+        firsts = [_with_names(topic[0], state["question"]) for topic in topics]
         texts = [c.text for c in orphans]
         nearest = similarities(embedder, firsts, texts, documents=True).argmax(axis=0)
         home = {c.id: int(n) for c, n in zip(orphans, nearest, strict=True)}
@@ -49,6 +51,14 @@ def outline(
     return [
         PlannedSection(queries=topics[n], chunks=grouped[n][:excerpts]) for n in sorted(strongest)
     ]
+
+
+def _with_names(query: str, question: str) -> str:
+    """`query` with the question's names that it lacks: a small model's sub-query often says
+    "it" for the question's subject ("How much did it cost?"), and would draw no chunk about
+    that subject. Added to every query, they favour none of them."""
+    said = set(names(query))
+    return " ".join([query, *dict.fromkeys(n for n in names(question) if n not in said)])
 
 
 def _topics(queries: list[str], embedder: Embedder) -> list[list[str]]:

@@ -21,7 +21,7 @@ class ScriptedResearcher:
     """decompose -> fixed sub-queries; route -> every listed source; reflect -> one follow-up
     query the first time for each question, then []; sections cite every excerpt shown plus a
     number never shown, and write as many words as asked, taken from the excerpts (so they pass
-    the claim check), under a heading in the language asked; `false_figure` adds a sentence
+    the claim check); headings are in the language asked; `false_figure` adds a sentence
     whose figure no excerpt holds, which the rewrite corrects (or, with `rewrite_fails`,
     repeats)."""
 
@@ -69,11 +69,12 @@ class ScriptedResearcher:
             if self.false_figure:
                 sentences.append({"text": self.false_figure, "excerpts": [min(shown)]})
             sentences.append({"text": "A guess.", "excerpts": [999]})
+            return {"sentences": sentences}
+        if name == "SectionHeadings":
             language = re.search(r"every sentence in (\w+)", text)
             heading = HEADINGS[language[1]] if language else "What the sources show"
-            query = re.search(r"^This section answers: (.*)$", text, re.MULTILINE)[1]
-            heading = self.heading or f"{heading}: {query[:30]}"
-            return {"heading": heading, "sentences": sentences}
+            said = re.findall(r"^Section \d+:\n(.*)$", text, re.MULTILINE)
+            return {"headings": [self.heading or f"{heading}: {s[:30]}" for s in said]}
         if name == "ReportFrame":
             cited = sorted({int(n) for n in re.findall(r"\[(\d+)\]", text)})
             findings = int(re.search(r"Write (\d+) findings", text)[1])

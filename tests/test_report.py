@@ -15,17 +15,18 @@ from deepsift.models import chat_model, get_embedder
 from deepsift.report_shape import SHAPES
 from deepsift.state import Chunk, Source
 
-from fake_openai import FakeOpenAI, last_user_text
+from fake_openai import FakeOpenAI, last_user_text, schema_name
 from scripted import REWRITE_ASKED, ScriptedResearcher
 
 QUESTION = "Why was Kestrel Works built, what did it cost against its budget, and did it work?"
 FALSE = "The plant cost €99.9m in the end."
 
 
-def run(tmp_path, sample_store, researcher=None, **options):
+def run(tmp_path, sample_store, researcher=None, settings_update=None, **options):
     researcher = researcher or ScriptedResearcher()
     with FakeOpenAI(researcher) as server:
         settings = Settings(data_dir=tmp_path, llm_base_url=server.url, llm_api_key="t")
+        settings = settings.model_copy(update=settings_update or {})
         deps = Deps(settings, sample_store, get_embedder(settings), chat_model(settings))
         result = research(QUESTION, settings, deps=deps, **options)
     return result, server.requests
@@ -57,8 +58,8 @@ def test_the_report_has_a_title_cited_findings_written_headings_a_conclusion_and
     sections = found[1:-2]
     assert len(sections) >= 3
     assert all(h.startswith("What the sources show: ") for h in sections)  # written, not asked
-    # The reflection's query got a section of its own.
-    assert any("River Orrin phosphorus" in h for h in sections)
+    # The three sub-queries and the reflection's query each got a section.
+    assert len(sections) == SHAPES["standard"].sections == 4
 
 
 def test_the_frame_caps_its_lists_and_an_endpoint_gets_no_embedded_server_penalties(
@@ -143,6 +144,45 @@ def test_amounts_compare_by_value_whatever_their_notation():
     assert unsupported("The overrun was €1.8m.", excerpt) == ["1,800,000"]
     assert unsupported("It closed in June 2024.", excerpt) == ["june"]
     assert numbers("It rose 12% [3].") == [(12.0, 0.5)]  # citation marks are not numbers
+
+
+def test_a_figure_in_the_scale_a_table_names_as_its_unit_is_held():
+    table = ["Item EUR million Main contract award value 21.9 Total out-turn cost 29.3"]
+    markdown = ["| Element | € million |\n|---|---|\n| Risk contingency | 1.8 |"]
+
+    assert unsupported("It cost €29.3 million against an award of EUR 21.9m.", table) == []
+    assert unsupported("The contingency was €1.8m.", markdown) == []
+    # Without a unit, a bare number is only itself.
+    assert unsupported("It cost €29.3 million.", ["It cost 29.3 in all."]) == ["29,300,000"]
+
+
+def test_the_claim_check_rewrites_as_many_parts_as_the_budget_leaves_room_for(
+    tmp_path, sample_store
+):
+    # decompose + route (2) leave 12 of 14 calls; the 3 sections, the headings and the frame
+    # reserve 10 (with retries), so one rewrite (2) fits: the other sections' figures go.
+    result, requests = run(
+        tmp_path,
+        sample_store,
+        ScriptedResearcher(false_figure=FALSE),
+        max_iterations=1,
+        settings_update={"max_llm_calls": 14},
+    )
+
+    assert sum(REWRITE_ASKED in last_user_text(r) for r in requests) == 1
+    assert result.usage.claims_rewritten == 1 and result.usage.claims_dropped >= 2
+    assert "99.9" not in result.report and result.usage.llm_calls <= 14
+
+
+def test_a_section_heading_that_is_a_question_or_its_query_gives_way_to_the_query(
+    tmp_path, sample_store
+):
+    result, requests = run(tmp_path, sample_store, ScriptedResearcher(heading="Why was it built?"))
+
+    assert headings(result.report)[1:-2] == [q[:1].upper() + q[1:] for q in result.sub_queries]
+    # The headings are asked from what the sections say, not from the queries they answer.
+    asked = next(r for r in requests if schema_name(r) == "SectionHeadings")
+    assert not any(q in last_user_text(asked) for q in result.sub_queries + [QUESTION])
 
 
 def test_a_heading_that_starts_with_sources_keeps_the_rest_of_the_report():

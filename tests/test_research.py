@@ -117,11 +117,11 @@ def test_max_iterations_bounds_the_loop_without_asking_reflection(settings, deps
     assert "Reflection" not in _asked(scripted_llm)
 
 
-@pytest.mark.parametrize("budget, rounds", [(19, 1), (20, 2)])
+@pytest.mark.parametrize("budget, rounds", [(21, 1), (22, 2)])
 def test_the_llm_call_budget_bounds_the_loop_and_is_never_overrun(settings, deps, budget, rounds):
     # After decompose + route (2 calls) with 3 sub-queries, another round may cost reflect +
-    # route + 6 sections + conclusion, each structured call counted with its retry (18 calls):
-    # it fits in 20 calls, not in 19.
+    # route + 6 sections + frame + headings, each structured call counted with its retry (20
+    # calls): it fits in 22 calls, not in 21.
     deps.settings = settings.model_copy(update={"max_llm_calls": budget})
 
     result = research(QUESTION, settings, deps=deps, max_iterations=5)
@@ -177,8 +177,8 @@ def test_an_interrupted_run_resumes_from_its_checkpoint_without_redoing_steps(se
         ]
 
     # Decompose, route, search and reflect were not redone: only the report was written (its
-    # sections, its frame, and the claim check's rewrites, CitedText).
-    report_calls = {"CitedSection", "ReportFrame"}
+    # sections, their headings, its frame, and the claim check's rewrites, CitedText).
+    report_calls = {"CitedSection", "SectionHeadings", "ReportFrame"}
     assert report_calls <= set(asked) <= report_calls | {"CitedText"}
     assert result.sources and result.question == QUESTION
 

@@ -283,3 +283,21 @@ def test_an_agent_reads_its_query_s_best_hits_then_the_pages_linked_from_them():
     assert [c.id for c in read_first(own, linked, 5)] == ["own0", "own1", "own2", "page0", "page1"]
     assert [c.id for c in read_first(own, linked, 3)] == ["own0", "own1", "page0"]
     assert [c.id for c in read_first(own, {}, 3)] == ["own0", "own1", "own2"]
+
+
+def test_a_chunk_the_question_found_joins_the_section_of_a_query_that_says_it_for_the_subject():
+    question = "Why was the Arden Bridge built, and how much did it cost in the end?"
+    asked = ["Why was the Arden Bridge built?", "How much did it cost in the end?"]
+    found = [
+        chunk("The Arden Bridge was built to replace the Marrow ferry.", asked[0]),
+        chunk("The cost of it in the end was known.", asked[1]),
+        chunk("Arden Bridge final account: EUR 41 million.", question),
+    ]
+    chunks: dict[str, Chunk] = {}
+    for c in found:
+        chunks = merge_chunks(chunks, result_list([c]))
+
+    state = {"question": question, "chunks": chunks, "sub_queries": asked}
+    sections = outline(state, get_embedder(Settings()), sections=2, excerpts=4)
+
+    assert [c.text for c in sections[1].chunks][-1] == found[2].text

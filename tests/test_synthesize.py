@@ -1,4 +1,4 @@
-from deepsift.cited_text import CitedSentence, CitedText, ReportFrame
+from deepsift.cited_text import CitedSentence, CitedText, ReportFrame, clean
 from deepsift.nodes.synthesize import _without_context_lines
 from deepsift.state import Chunk
 from deepsift.structured import parse_json
@@ -101,3 +101,16 @@ def test_a_sentence_that_copies_an_excerpts_context_line_is_left_out():
     snippet = chunk.model_copy(update={"text": "Close-out Review: the Board approved it."})
     quoted = CitedSentence(text="Close-out Review: the Board approved it.", excerpts=[1])
     assert _without_context_lines([quoted], [snippet]) == [quoted]
+
+
+def test_a_text_of_several_sentences_is_kept_as_one_sentence_each_citing_its_excerpts():
+    packed = "Dr. Okonjo asked about the risk. J. Smith replied. The plant opened in 2024."
+
+    kept = clean([CitedSentence(text=packed, excerpts=[2, 4])])
+
+    assert [s.text for s in kept] == [
+        "Dr. Okonjo asked about the risk.",
+        "J. Smith replied.",
+        "The plant opened in 2024.",
+    ]
+    assert all(s.excerpts == [2, 4] for s in kept)

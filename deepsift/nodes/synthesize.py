@@ -13,6 +13,7 @@ from deepsift.cited_text import (
     CitedSentence,
     CitedText,
     ReportFrame,
+    SectionHeadings,
     clean,
     render,
     with_marks,
@@ -25,16 +26,19 @@ from deepsift.outline import PlannedSection, outline
 from deepsift.prompts import synthesize as prompt
 from deepsift.report_shape import SHAPES, is_english, labels, tokens_for
 from deepsift.state import Chunk, ResearchState, Usage
-from deepsift.structured import Schema, ask_structured
+from deepsift.structured import ATTEMPTS, Schema, ask_structured
 
 _SENTENCES = re.compile(r"(?<=[.!?])\s+")
+HEADING_SENTENCES = 3  # of each section, shown to the headings call
+HEADING_WORDS = 12  # a "heading" longer than this is a sentence
 
 
 def synthesize(state: ResearchState, deps: Deps) -> dict:
-    """The report: sections planned from the evidence (deepsift.outline), written concurrently,
-    then its title, key findings and conclusion from what the sections say. Every sentence's
-    numbers and names are checked against the excerpts it cites (deepsift.claims); citations
-    are resolved against the excerpts shown, never against the model's text."""
+    """The report: sections planned from the evidence (deepsift.outline), written
+    concurrently; then, from what the sections say, their headings and the report's title,
+    key findings and conclusion. Every sentence's numbers and names are checked against the
+    excerpts it cites (deepsift.claims); citations are resolved against the excerpts shown,
+    never against the model's text."""
     settings = deps.settings
     shape = SHAPES[state.get("report_length") or settings.report_length]
     language = state.get("report_language", settings.report_language)
@@ -42,21 +46,33 @@ def synthesize(state: ResearchState, deps: Deps) -> dict:
     affordable = budget.sections_affordable(state.get("usage"), settings)
     planned = outline(state, deps.embedder, min(shape.sections, affordable), shape.excerpts)
     shown = [chunk for section in planned for chunk in section.chunks]
-    # The claim check may rewrite once per part (each section, the frame) when all fit.
-    parts = len(planned) + 1
-    may_rewrite = budget.calls_left(state.get("usage"), settings) >= budget.structured(2 * parts)
-    writer = _Writer(state, deps, shown, language, may_rewrite)
+    # The claim check rewrites a part (a section, the frame) while calls are left over.
+    spare = budget.calls_left(state.get("usage"), settings) - budget.structured(
+        len(planned) + budget.FINISHING
+    )
+    writer = _Writer(state, deps, shown, language, rewrites=max(0, spare // ATTEMPTS))
     words = shape.section_words(len(planned))
+    title, findings, conclusion, sections = state["question"], [], [], []
     with ThreadPoolExecutor(max_workers=settings.llm_parallel) as pool:
-        # Each section in a copy of this step's context: its calls stay part of the graph run
+        # Each call in a copy of this step's context: it stays part of the graph run
         # (callbacks, the replies a checkpointed run keeps: deepsift.replies).
-        sections = [pool.submit(copy_context().run, writer.section, s, words) for s in planned]
-        sections = [section.result() for section in sections]
-    sections = _distinct_headings(sections, planned)
+        def submit(call, *args):
+            return pool.submit(copy_context().run, call, *args)
+
+        texts = [submit(writer.section, section, words) for section in planned]
+        texts = [text.result() for text in texts]
+        if texts:
+            named = submit(writer.headings, texts, planned)
+            queried = [_as_heading(section.queries[0]) for section in planned]
+            framed = submit(
+                writer.frame,
+                list(zip(queried, texts, strict=True)),
+                shape.findings,
+                shape.conclusion_words,
+            )
+            sections = list(zip(_distinct(named.result(), planned), texts, strict=True))
+            title, findings, conclusion = framed.result()
     body = [f"## {heading}\n\n{render(said)}" for heading, said in sections]
-    title, findings, conclusion = state["question"], [], []
-    if sections:
-        title, findings, conclusion = writer.frame(sections, shape.findings, shape.conclusion_words)
     report = [f"# {title}"]
     if findings:
         report.append(f"## {says.findings}\n\n" + "\n".join(f"- {with_marks(s)}" for s in findings))
@@ -91,7 +107,7 @@ class _Writer:
         deps: Deps,
         shown: list[Chunk],
         language: str,
-        may_rewrite: bool,
+        rewrites: int,
     ):
         self.question = state["question"]
         self.deps = deps
@@ -104,11 +120,12 @@ class _Writer:
         local = deps.settings.uses_local_llm
         self.writing = LOCAL_WRITING if local else None
         self.summing = LOCAL_SUMMING if local else None
-        self.may_rewrite = may_rewrite
+        self.rewrites = rewrites  # rewrites the budget leaves room for, first asked first served
         self.usage = Usage()
         self._lock = Lock()
 
-    def section(self, planned: PlannedSection, words: int) -> tuple[str, list[CitedSentence]]:
+    def section(self, planned: PlannedSection, words: int) -> list[CitedSentence]:
+        """The section's sentences, their claims checked."""
         user = prompt.SECTION_USER.format(
             question=self.question,
             query="; ".join(planned.queries),
@@ -123,9 +140,34 @@ class _Writer:
         sentences = clean(reply.sentences, citable) if reply else []
         sentences = _without_context_lines(sentences, planned.chunks)
         kept = self._checked(sentences, citable, " ".join(planned.queries), asked, reply)
-        heading = _heading(reply.heading if reply else "", _as_heading(planned.queries[0]))
         unwritten = CitedSentence(text="This part could not be written.", excerpts=[])
-        return heading, _present(kept) or [unwritten]
+        return _present(kept) or [unwritten]
+
+    def headings(
+        self, sections: list[list[CitedSentence]], planned: list[PlannedSection]
+    ) -> list[str]:
+        """A heading for each section from what it says, shown without the question and the
+        sub-queries (which a small model copies as headings); a section's own query where the
+        reply gives none fit to print."""
+        shown = "\n\n".join(
+            f"Section {n}:\n" + " ".join(s.text for s in said[:HEADING_SENTENCES])
+            for n, said in enumerate(sections, 1)
+        )
+        user = prompt.HEADINGS_USER.format(
+            sections=shown, count=len(sections), language=self.language
+        )
+        asked = [SystemMessage(prompt.HEADINGS_SYSTEM), HumanMessage(user)]
+        most = {"headings": len(sections)}
+        reply = self._ask(asked, SectionHeadings, 20 * len(sections) + 20, most, self.summing)
+        written = reply.headings if reply else []
+        return [
+            _reader_heading(
+                written[n] if n < len(written) else "",
+                [self.question, *section.queries],
+                _as_heading(section.queries[0]),
+            )
+            for n, section in enumerate(planned)
+        ]
 
     def frame(
         self, sections: list[tuple[str, list[CitedSentence]]], findings: int, words: int
@@ -169,6 +211,10 @@ class _Writer:
         excerpts = {n: self.chunk_of[n].text for n in citable if n in self.chunk_of}
 
         def rewrite(failed: list[tuple[CitedSentence, list[str]]]) -> list[CitedSentence] | None:
+            with self._lock:
+                if not self.rewrites:
+                    return None
+                self.rewrites -= 1
             listed = "\n".join(
                 f"{i}. {with_marks(sentence)} (not in its excerpts: {', '.join(missing)})"
                 for i, (sentence, missing) in enumerate(failed, 1)
@@ -183,7 +229,7 @@ class _Writer:
             sentences,
             excerpts,
             f"{self.question} {restated}",
-            rewrite if self.may_rewrite else None,
+            rewrite,
             self.check_names,
         )
         with self._lock:
@@ -245,18 +291,30 @@ def _heading(text: str, fallback: str) -> str:
     return text
 
 
-def _distinct_headings(
-    sections: list[tuple[str, list[CitedSentence]]], planned: list[PlannedSection]
-) -> list[tuple[str, list[CitedSentence]]]:
-    """A heading that an earlier section already has (a small model may give two sections the
-    report's question) is replaced by the section's own query."""
+def _reader_heading(text: str, asked: list[str], fallback: str) -> str:
+    """`text` as a section heading; `fallback` when it is a question, one of `asked` (the
+    report's question and the section's queries) or longer than a heading."""
+    heading = _heading(text, "")
+    plain = {q.casefold().strip(" ?.:") for q in asked}
+    if (
+        not heading
+        or heading.endswith("?")
+        or heading.casefold().strip(" ?.:") in plain
+        or len(heading.split()) > HEADING_WORDS
+    ):
+        return fallback
+    return heading
+
+
+def _distinct(headings: list[str], planned: list[PlannedSection]) -> list[str]:
+    """A heading that an earlier section already has is replaced by the section's own query."""
     seen: set[str] = set()
     distinct = []
-    for (heading, said), section in zip(sections, planned, strict=True):
+    for heading, section in zip(headings, planned, strict=True):
         if heading.casefold() in seen:
             heading = _heading(_as_heading(section.queries[0]), heading)
         seen.add(heading.casefold())
-        distinct.append((heading, said))
+        distinct.append(heading)
     return distinct
 
 
