@@ -179,5 +179,7 @@ def _recited(
 
 def _lacks(text: str, missing: list[str]) -> list[str]:
     """Which of the `missing` items (as unsupported() names them) `text` does not hold."""
-    held = {_written(value) for value, _ in numbers(text)} | {_fold(w) for w in _WORD.findall(text)}
+    held = {_written(value) for value in _held_values(text)} | {
+        _fold(w) for w in _WORD.findall(text)
+    }
     return [item for item in missing if item not in held]

@@ -201,7 +201,8 @@ def test_report_scores_count_what_a_reader_can_check():
     )
     report = (
         "# Title\n\n## Key findings\n\n- It cost €29.3m [1].\n\n## Cost\n\n"
-        "It cost €31m in the end [1]. Nobody knows more.\n\n## Conclusion\n\nIt cost more [1].\n\n"
+        "It cost €31m in the end [1]. Nobody knows more.\n\n"
+        "## Who paid for it?\n\nThe town [1].\n\n## Conclusion\n\nIt cost more [1].\n\n"
         "## Sources\n\n[1] A — `a.md`\n"
     )
     result = ResearchResult(
@@ -212,10 +213,11 @@ def test_report_scores_count_what_a_reader_can_check():
 
     scores = score(result, [Source(n=1, title="A", source="/a.md", chunk_ids=["a"])], {"a": chunk})
 
-    assert scores["sections"] == 1 and scores["documents"] == 1 and scores["llm_calls"] == 3
-    assert scores["cited_share"] == 0.75  # 3 of 4 sentences cite
+    assert scores["sections"] == 2 and scores["documents"] == 1 and scores["llm_calls"] == 3
+    assert scores["reader_headings"] == 1  # "Cost"; not the question "Who paid for it?"
+    assert scores["cited_share"] == 0.8  # 4 of 5 sentences cite
     assert scores["claim_pass"] == 0.5 and scores["unheld_numbers"] == 1  # €31m
-    assert scores["words"] == 15
+    assert scores["words"] == 17
 
 
 def test_a_sentence_citing_the_wrong_excerpt_cites_the_one_that_holds_its_figures():

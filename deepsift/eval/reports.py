@@ -22,6 +22,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])(?:\[\d+\])*\s+(?=[A-Z0-9\"“(])|(?<=\]\
 COLUMNS = [
     "words",
     "sections",
+    "reader_headings",
     "cited_share",
     "claim_pass",
     "unheld_numbers",
@@ -92,7 +93,8 @@ def score(
     chunks: dict[str, Chunk],
     language: str = "",
 ) -> dict:
-    """What a reader can count: words of the body, sections, the share of sentences that cite,
+    """What a reader can count: words of the body, sections and those whose heading is written
+    for a reader, the share of sentences that cite,
     the share of sentences whose numbers and names their cited excerpts hold, the numbers no
     cited excerpt holds, and the documents cited. `cited` are the run's sources with the ids of
     the chunks cited from each (from its last update), `chunks` every chunk it retrieved."""
@@ -111,9 +113,14 @@ def score(
         unheld += len(unsupported(sentence, evidence + [result.question], check_names=False))
     fixed = {says.findings, says.conclusion, says.notes, says.sources}
     headings = [h for h in re.findall(r"^## (.*)$", result.report, re.MULTILINE) if h not in fixed]
+    queries = {q.casefold().strip(" ?.:") for q in [result.question, *result.sub_queries]}
     return {
         "words": len(_WORDS.findall(_MARKS.sub("", body_of(result.report, says)))),
         "sections": len(headings),
+        # written for a reader: neither a question nor a query of the run
+        "reader_headings": sum(
+            not h.endswith("?") and h.casefold().strip(" ?.:") not in queries for h in headings
+        ),
         "cited_share": round(sum(bool(m) for _, m in said) / len(said), 3) if said else 0.0,
         "claim_pass": round(passed / checked, 3) if checked else 1.0,
         "unheld_numbers": unheld,
