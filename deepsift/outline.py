@@ -56,7 +56,7 @@ def outline(
 def _with_names(query: str, question: str) -> str:
     """`query` with the question's names that it lacks: a small model's sub-query often says
     "it" for the question's subject ("How much did it cost?"), and would draw no chunk about
-    that subject. Added to every query, they favour none of them."""
+    that subject. Each query gets those it lacks, so they favour none of the queries."""
     said = set(names(query))
     return " ".join([query, *dict.fromkeys(n for n in names(question) if n not in said)])
 

@@ -94,10 +94,10 @@ def score(
     language: str = "",
 ) -> dict:
     """What a reader can count: words of the body, sections and those whose heading is written
-    for a reader, the share of sentences that cite,
-    the share of sentences whose numbers and names their cited excerpts hold, the numbers no
-    cited excerpt holds, and the documents cited. `cited` are the run's sources with the ids of
-    the chunks cited from each (from its last update), `chunks` every chunk it retrieved."""
+    for a reader, the share of sentences that cite, the share of sentences whose numbers and
+    names their cited excerpts hold, the numbers no cited excerpt holds, and the documents
+    cited. `cited` are the run's sources with the ids of the chunks cited from each (from its
+    last update), `chunks` every chunk it retrieved."""
     texts = {s.n: [chunks[i].text for i in s.chunk_ids if i in chunks] for s in cited}
     check_names = is_english(language)
     says = labels(language)
