@@ -22,18 +22,22 @@ def outline(
     """At most `sections` sections of `excerpts` excerpts each, in the order their sub-queries
     were asked.
 
-    Sub-queries that ask the same thing share a section. A chunk that no sub-query found first
-    (the question's own search, the LLM-free hop) joins the section whose first query is
+    Sub-queries that ask the same thing share a section. A chunk goes to the section of the
+    first-asked sub-query whose search returned it; one that only the question's own search or
+    the LLM-free hop returned joins, after the section's own, the section whose first query is
     nearest to its text. The sections kept are those whose evidence the run ranks best, from
     any round."""
     order = ranked(state)
     asked = list(dict.fromkeys(state.get("sub_queries", [])))
     if not order or not asked:
         return []
-    own = {c.query for c in order} & set(asked)
+    own = {q for c in order for q in c.queries} & set(asked)
     topics = _topics([q for q in asked if q in own] or asked, embedder)
     of_query = {query: n for n, topic in enumerate(topics) for query in topic}
-    orphans = [c for c in order if c.query not in of_query]
+    found = {
+        c.id: min(ns) for c in order if (ns := [of_query[q] for q in c.queries if q in of_query])
+    }
+    orphans = [c for c in order if c.id not in found]
     if orphans:
         firsts = [_with_names(topic[0], state["question"]) for topic in topics]
         texts = [c.text for c in orphans]
@@ -41,13 +45,13 @@ def outline(
         home = {c.id: int(n) for c, n in zip(orphans, nearest, strict=True)}
     else:
         home = {}
+    # A section's own finds first, then the orphans it took in; each in the run's rank order.
     grouped: dict[int, list[Chunk]] = {}
-    for chunk in order:
-        n = of_query.get(chunk.query, home.get(chunk.id))
-        if n is not None:
-            grouped.setdefault(n, []).append(chunk)
+    for chunk in [c for c in order if c.id in found] + orphans:
+        n = found.get(chunk.id, home.get(chunk.id))
+        grouped.setdefault(n, []).append(chunk)
     rank = {chunk.id: n for n, chunk in enumerate(order)}
-    strongest = sorted(grouped, key=lambda n: rank[grouped[n][0].id])[:sections]
+    strongest = sorted(grouped, key=lambda n: min(rank[c.id] for c in grouped[n]))[:sections]
     return [
         PlannedSection(queries=topics[n], chunks=grouped[n][:excerpts]) for n in sorted(strongest)
     ]

@@ -85,6 +85,12 @@ class Chunk(BaseModel):
     fused: float = 0.0  # the run's fusion: 1/(RRF_K + rank) summed over the lists that found it
     question_rank: int | None = None  # its rank in the search of the question itself, if any
     link_rank: int | None = None  # the page of a name the hop followed: the order it was found
+    found_by: list[str] = []  # every query whose search returned it, after `query` (merge_chunks)
+
+    @property
+    def queries(self) -> list[str]:
+        """The queries whose searches returned it, the best-scoring one first."""
+        return list(dict.fromkeys([self.query, *self.found_by]))
 
 
 RRF_K = 60
@@ -123,7 +129,7 @@ def result_list(
 
 def merge_chunks(left: dict[str, Chunk] | None, right: dict[str, Chunk] | None) -> dict[str, Chunk]:
     """De-duplicate by chunk id: the record of the best-scoring search, with the fusion of
-    every list that found the chunk added up."""
+    every list that found the chunk added up and the queries of those lists kept."""
     merged = dict(left or {})
     for chunk_id, chunk in (right or {}).items():
         known = merged.get(chunk_id)
@@ -133,6 +139,7 @@ def merge_chunks(left: dict[str, Chunk] | None, right: dict[str, Chunk] | None) 
         best = chunk if chunk.score > known.score else known
         merged[chunk_id] = best.model_copy(
             update={
+                "found_by": [q for q in known.queries + chunk.queries if q != best.query],
                 "fused": known.fused + chunk.fused,
                 "question_rank": _first(known.question_rank, chunk.question_rank),
                 "link_rank": _first(known.link_rank, chunk.link_rank),

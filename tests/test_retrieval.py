@@ -301,3 +301,24 @@ def test_a_chunk_the_question_found_joins_the_section_of_a_query_that_says_it_fo
     sections = outline(state, get_embedder(Settings()), sections=2, excerpts=4)
 
     assert [c.text for c in sections[1].chunks][-1] == found[2].text
+
+
+def test_a_chunk_goes_to_the_section_of_a_sub_query_that_found_it_though_another_scored_it_best():
+    question = "Who founded Tarn Mill, and what did the mill make?"
+    asked = ["Who founded Tarn Mill?", "Which fabrics were woven there in the 1900s?"]
+    made = chunk("Tarn Mill wove linen sailcloth.", asked[1])
+    best_for_question = made.model_copy(update={"query": question, "score": 2.0})
+    chunks: dict[str, Chunk] = {}
+    for found in [
+        [chunk("Ada Venn founded Tarn Mill in 1821.", asked[0])],
+        [made],
+        [best_for_question],  # the same chunk: the question's search scored it best
+        [chunk("The founder of Tarn Mill is buried at Drumlee.", question)],
+    ]:
+        chunks = merge_chunks(chunks, result_list(found))
+
+    state = {"question": question, "chunks": chunks, "sub_queries": asked}
+    sections = outline(state, get_embedder(Settings()), sections=2, excerpts=4)
+
+    assert chunks[made.id].query == question and asked[1] in chunks[made.id].queries
+    assert sections[1].chunks[0].text == made.text  # its own find, before any orphan
