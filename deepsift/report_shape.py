@@ -75,6 +75,16 @@ def labels(language: str) -> Labels:
     return Labels(findings=findings, conclusion=conclusion, notes=notes, sources=sources)
 
 
+def echoes_query(heading: str, asked: list[str]) -> bool:
+    """Whether a section heading is a question, or one of `asked` (the report's question and
+    queries) in other case or punctuation: not written for a reader."""
+    return heading.endswith("?") or _plain(heading) in {_plain(q) for q in asked}
+
+
+def _plain(text: str) -> str:
+    return text.casefold().strip(" ?.:")
+
+
 def is_english(language: str) -> bool:
     """Unset counts as English: the claim check then also checks names (see claims.py)."""
     return language.strip().lower() in ("", "english", "en")

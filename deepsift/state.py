@@ -139,7 +139,9 @@ def merge_chunks(left: dict[str, Chunk] | None, right: dict[str, Chunk] | None) 
         best = chunk if chunk.score > known.score else known
         merged[chunk_id] = best.model_copy(
             update={
-                "found_by": [q for q in known.queries + chunk.queries if q != best.query],
+                "found_by": [
+                    q for q in dict.fromkeys(known.queries + chunk.queries) if q != best.query
+                ],
                 "fused": known.fused + chunk.fused,
                 "question_rank": _first(known.question_rank, chunk.question_rank),
                 "link_rank": _first(known.link_rank, chunk.link_rank),

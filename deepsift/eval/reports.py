@@ -12,7 +12,7 @@ from deepsift.api import ResearchResult
 from deepsift.claims import names, numbers, unsupported
 from deepsift.errors import UserError
 from deepsift.prompts import judge as prompt
-from deepsift.report_shape import Labels, is_english, labels
+from deepsift.report_shape import Labels, echoes_query, is_english, labels
 from deepsift.state import Chunk, Source, Usage
 from deepsift.structured import ask_structured
 
@@ -113,13 +113,12 @@ def score(
         unheld += len(unsupported(sentence, evidence + [result.question], check_names=False))
     fixed = {says.findings, says.conclusion, says.notes, says.sources}
     headings = [h for h in re.findall(r"^## (.*)$", result.report, re.MULTILINE) if h not in fixed]
-    queries = {q.casefold().strip(" ?.:") for q in [result.question, *result.sub_queries]}
     return {
         "words": len(_WORDS.findall(_MARKS.sub("", body_of(result.report, says)))),
         "sections": len(headings),
         # written for a reader: neither a question nor a query of the run
         "reader_headings": sum(
-            not h.endswith("?") and h.casefold().strip(" ?.:") not in queries for h in headings
+            not echoes_query(h, [result.question, *result.sub_queries]) for h in headings
         ),
         "cited_share": round(sum(bool(m) for _, m in said) / len(said), 3) if said else 0.0,
         "claim_pass": round(passed / checked, 3) if checked else 1.0,

@@ -24,7 +24,7 @@ from deepsift.excerpts import numbered
 from deepsift.models import LOCAL_SUMMING, LOCAL_WRITING
 from deepsift.outline import PlannedSection, outline
 from deepsift.prompts import synthesize as prompt
-from deepsift.report_shape import SHAPES, is_english, labels, tokens_for
+from deepsift.report_shape import SHAPES, echoes_query, is_english, labels, tokens_for
 from deepsift.state import Chunk, ResearchState, Usage
 from deepsift.structured import ATTEMPTS, Schema, ask_structured
 
@@ -295,13 +295,7 @@ def _reader_heading(text: str, asked: list[str], fallback: str) -> str:
     """`text` as a section heading; `fallback` when it is a question, one of `asked` (the
     report's question and the section's queries) or longer than a heading."""
     heading = _heading(text, "")
-    plain = {q.casefold().strip(" ?.:") for q in asked}
-    if (
-        not heading
-        or heading.endswith("?")
-        or heading.casefold().strip(" ?.:") in plain
-        or len(heading.split()) > HEADING_WORDS
-    ):
+    if not heading or echoes_query(heading, asked) or len(heading.split()) > HEADING_WORDS:
         return fallback
     return heading
 
