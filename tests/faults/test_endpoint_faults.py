@@ -86,16 +86,18 @@ def clean_calls(corpus_uri, tmp_path_factory) -> list[str]:
 
 
 @pytest.mark.parametrize(
-    "dies_at, failure",
+    "dies_at, failure, step",
     [
-        ("SubQueries", "close"),  # decompose
-        ("Reflection", "500"),  # the searches' round: reflect after route and search
-        ("CitedSection", "close"),  # synthesis: its first section
-        ("ReportFrame", "500"),  # synthesis, after its sections: kept replies, not asked again
+        ("SubQueries", "close", {"SubQueries"}),  # decompose
+        ("Reflection", "500", {"Reflection"}),  # the searches' round: reflect after route and search
+        ("CitedSection", "close", {"CitedSection"}),  # synthesis: its first section
+        # synthesis, after its sections: kept replies, not asked again. The headings call runs
+        # beside the frame, so either may be the first one the resumed run sends.
+        ("ReportFrame", "500", {"ReportFrame", "SectionHeadings"}),
     ],
 )
 def test_a_run_whose_endpoint_dies_names_its_thread_and_resumes_without_repeating_calls(
-    cli, clean_calls, dies_at, failure, tmp_path
+    cli, clean_calls, dies_at, failure, step, tmp_path
 ):
     assert dies_at in clean_calls
     scripted = ScriptedResearcher(follow_ups=[])  # one round: route, search, reflect
@@ -117,7 +119,8 @@ def test_a_run_whose_endpoint_dies_names_its_thread_and_resumes_without_repeatin
     both = [schema_name(body) for body in dying.requests + working.requests]
     assert sorted(both) == sorted(clean_calls)  # nothing finished was asked again
     assert result["usage"]["llm_calls"] == len(clean_calls)  # kept replies still count
-    assert schema_name(working.requests[0]) == dies_at  # resumed at the step that failed
+    assert schema_name(working.requests[0]) in step  # resumed at the step that failed
+    assert dies_at in [schema_name(body) for body in working.requests]
     kept = sqlite3.connect(tmp_path / "data" / "replies.sqlite")
     assert kept.execute("SELECT count(*) FROM replies").fetchone() == (0,)  # finished: forgotten
 
