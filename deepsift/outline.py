@@ -1,6 +1,7 @@
 """The report's outline, planned from the evidence without a model call: which sections, in
 which order, each with its own best excerpts."""
 
+import numpy as np
 from pydantic import BaseModel
 
 from deepsift.claims import names
@@ -14,6 +15,7 @@ SAME_TOPIC = 0.8
 class PlannedSection(BaseModel):
     queries: list[str]  # the sub-queries it answers, the first asked first
     chunks: list[Chunk]  # its excerpts, best first
+    part: int = 0  # 1, 2 … : goes on from the same queries' next excerpts
 
 
 def outline(
@@ -22,11 +24,12 @@ def outline(
     """At most `sections` sections of `excerpts` excerpts each, in the order their sub-queries
     were asked.
 
-    Sub-queries that ask the same thing share a section. A chunk goes to the section of the
-    first-asked sub-query whose search returned it; one that only the question's own search or
-    the LLM-free hop returned joins, after the section's own, the section whose first query is
-    nearest to its text. The sections kept are those whose evidence the run ranks best, from
-    any round."""
+    Sub-queries that ask the same thing share a section (a topic). A chunk goes to the topic of
+    the first-asked sub-query whose search returned it; one that only the question's own search
+    or the LLM-free hop returned joins, after the topic's own, the topic whose first query is
+    nearest to its text. Each group is in order of nearness to that query. Every topic gets a
+    section, the topics with the run's best-ranked evidence first; sections left over go on a
+    topic from its next excerpts (`part`), the nearest first."""
     order = ranked(state)
     asked = list(dict.fromkeys(state.get("sub_queries", [])))
     if not order or not asked:
@@ -37,24 +40,29 @@ def outline(
     found = {
         c.id: min(ns) for c in order if (ns := [of_query[q] for q in c.queries if q in of_query])
     }
-    orphans = [c for c in order if c.id not in found]
-    if orphans:
-        firsts = [_with_names(topic[0], state["question"]) for topic in topics]
-        texts = [c.text for c in orphans]
-        nearest = similarities(embedder, firsts, texts, documents=True).argmax(axis=0)
-        home = {c.id: int(n) for c, n in zip(orphans, nearest, strict=True)}
-    else:
-        home = {}
-    # A section's own finds first, then the orphans it took in; each in the run's rank order.
+    firsts = [_with_names(topic[0], state.get("question", "")) for topic in topics]
+    near = similarities(embedder, firsts, [c.text for c in order], documents=True)
+    home = {c.id: found.get(c.id, int(near[:, i].argmax())) for i, c in enumerate(order)}
+    nearness = {c.id: float(near[home[c.id], i]) for i, c in enumerate(order)}
     grouped: dict[int, list[Chunk]] = {}
-    for chunk in [c for c in order if c.id in found] + orphans:
-        n = found.get(chunk.id, home.get(chunk.id))
-        grouped.setdefault(n, []).append(chunk)
+    for chunk in sorted(order, key=lambda c: (c.id not in found, -nearness[c.id])):
+        grouped.setdefault(home[chunk.id], []).append(chunk)
     rank = {chunk.id: n for n, chunk in enumerate(order)}
     strongest = sorted(grouped, key=lambda n: min(rank[c.id] for c in grouped[n]))[:sections]
-    return [
-        PlannedSection(queries=topics[n], chunks=grouped[n][:excerpts]) for n in sorted(strongest)
-    ]
+    parts = {(n, 0): grouped[n][:excerpts] for n in strongest}
+    # Sections left over go on a topic from its next own finds and the orphans nearer to it
+    # than most chunks are to theirs; a part needs half a section's excerpts to say enough.
+    typical = float(np.median(list(nearness.values())))
+    least = max(2, (excerpts + 1) // 2)
+    further = {}
+    for n in strongest:
+        rest = [c for c in grouped[n][excerpts:] if c.id in found or nearness[c.id] >= typical]
+        for k in range(1, len(rest) // excerpts + 2):
+            if len(part := rest[(k - 1) * excerpts : k * excerpts]) >= least:
+                further[n, k] = part
+    closest = sorted(further, key=lambda p: (p[1], -sum(nearness[c.id] for c in further[p])))
+    parts |= {p: further[p] for p in closest[: sections - len(parts)]}
+    return [PlannedSection(queries=topics[n], chunks=parts[n, k], part=k) for n, k in sorted(parts)]
 
 
 def _with_names(query: str, question: str) -> str:

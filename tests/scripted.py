@@ -73,8 +73,8 @@ class ScriptedResearcher:
         if name == "SectionHeadings":
             language = re.search(r"every sentence in (\w+)", text)
             heading = HEADINGS[language[1]] if language else "What the sources show"
-            said = re.findall(r"^Section \d+:\n(.*)$", text, re.MULTILINE)
-            return {"headings": [self.heading or f"{heading}: {s[:30]}" for s in said]}
+            said = re.findall(r"^Section (\d+):\n(.*)$", text, re.MULTILINE)
+            return {"headings": [self.heading or f"{heading}: {n}. {s[:30]}" for n, s in said]}
         if name == "ReportFrame":
             cited = sorted({int(n) for n in re.findall(r"\[(\d+)\]", text)})
             findings = int(re.search(r"Write (\d+) findings", text)[1])

@@ -322,3 +322,51 @@ def test_a_chunk_goes_to_the_section_of_a_sub_query_that_found_it_though_another
 
     assert chunks[made.id].query == question and asked[1] in chunks[made.id].queries
     assert sections[1].chunks[0].text == made.text  # its own find, before any orphan
+
+
+def _found(*batches: list[Chunk]) -> dict[str, Chunk]:
+    chunks: dict[str, Chunk] = {}
+    for batch in batches:
+        chunks = merge_chunks(chunks, result_list(batch))
+    return chunks
+
+
+def test_a_section_s_excerpts_are_its_own_finds_nearest_its_query_not_the_best_ranked():
+    question = "How much did the Arden Bridge cost against its budget?"
+    asked = ["How much did the Arden Bridge cost against its budget?"]
+    finds = [
+        chunk("The Arden Bridge board also discussed a farm grants scheme.", asked[0]),
+        chunk("The Arden Bridge cost EUR 41 million against a budget of EUR 36 million.", asked[0]),
+    ]
+    state = {"question": question, "chunks": _found(finds), "sub_queries": asked}
+    sections = outline(state, get_embedder(Settings()), sections=1, excerpts=1)
+
+    assert ranked(state)[0].text == finds[0].text  # the search ranked the aside first
+    assert [c.text for c in sections[0].chunks] == [finds[1].text]
+
+
+def test_sections_left_over_go_on_a_topic_from_its_next_finds_but_not_from_unrelated_text():
+    question = "Why was the Arden Bridge built, and what did its contract finally cost?"
+    asked = ["Reasons for building the Arden Bridge", "Final account of the contract in euros"]
+    built = [
+        chunk(f"The Arden Bridge was built to replace the Marrow ferry, reason {n}.", asked[0])
+        for n in range(4)
+    ]
+    cost = [
+        chunk(f"The Arden Bridge cost item {n}: EUR {n + 1} million.", asked[1]) for n in range(2)
+    ]
+    unrelated = [chunk(f"Opera houses of northern Italy, part {n}.", question) for n in range(4)]
+    state = {"question": question, "chunks": _found(built, cost, unrelated), "sub_queries": asked}
+    embedder = get_embedder(Settings())
+
+    sections = outline(state, embedder, sections=4, excerpts=2)
+    assert [(s.queries, s.part) for s in sections] == [
+        ([asked[0]], 0),
+        ([asked[0]], 1),
+        ([asked[1]], 0),  # the unrelated text makes no part
+    ]
+    assert {c.text for c in sections[1].chunks} <= {c.text for c in built}
+    assert [(s.queries, s.part) for s in outline(state, embedder, 2, 2)] == [
+        ([asked[0]], 0),
+        ([asked[1]], 0),  # every topic is written before any goes on
+    ]

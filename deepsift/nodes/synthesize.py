@@ -128,7 +128,7 @@ class _Writer:
         """The section's sentences, their claims checked."""
         user = prompt.SECTION_USER.format(
             question=self.question,
-            query="; ".join(planned.queries),
+            query=" ".join(["; ".join(planned.queries)] + [prompt.GOES_ON] * bool(planned.part)),
             excerpts=numbered(planned.chunks, self.number),
             words=words,
             sentences=_sentences(words),

@@ -26,6 +26,9 @@ Excerpts:
 
 Write about {words} words ({sentences} sentences). {language}"""
 
+# Appended to the section's query when it goes on from that query's next excerpts.
+GOES_ON = """(Another section answers this from other excerpts: write what these excerpts add.)"""
+
 HEADINGS_SYSTEM = """You give each section of a research report a heading written for a reader: \
 a few words (at most eight) naming what the section's sentences show. A heading is a noun \
 phrase, not a question and not a search query, e.g. "Origins of the programme", "Effects on \
