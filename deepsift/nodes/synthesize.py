@@ -126,9 +126,12 @@ class _Writer:
 
     def section(self, planned: PlannedSection, words: int) -> list[CitedSentence]:
         """The section's sentences, their claims checked."""
+        query = "; ".join(planned.queries)
+        if planned.part:  # another section answers the same queries from other excerpts
+            query = f"{query} {prompt.GOES_ON}"
         user = prompt.SECTION_USER.format(
             question=self.question,
-            query=" ".join(["; ".join(planned.queries)] + [prompt.GOES_ON] * bool(planned.part)),
+            query=query,
             excerpts=numbered(planned.chunks, self.number),
             words=words,
             sentences=_sentences(words),
