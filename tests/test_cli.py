@@ -196,6 +196,8 @@ def test_review_edits_a_sub_query_and_the_edited_query_is_searched(data, scripte
         "--review",
         "--max-iterations",
         "1",
+        "--length",
+        "brief",  # 2 sections at most: one per query kept, none going on from leftovers
         "--json",
         data=data,
         stdin=f"e 1 {edited}\nd 3\n\n",
