@@ -86,13 +86,17 @@ def ask_structured(
     max_tokens: int = 400,
     most: dict[str, int] | None = None,
     sampling: dict[str, float] | None = None,
+    least: dict[str, int] | None = None,
 ) -> tuple[Schema | None, Usage]:
     """Ask for `schema` as json_schema output; (None, usage) after `attempts` bad replies.
-    `most` caps the items of the schema's list fields (by field name); `sampling` adds request
-    fields (the embedded server's repetition penalties: models.LOCAL_WRITING)."""
+    `most` and `least` bound the items of the schema's list fields (by field name): a server
+    that enforces the schema (the embedded one) holds a small model to them; `sampling` adds
+    request fields (the embedded server's repetition penalties: models.LOCAL_WRITING)."""
     json_schema = schema.model_json_schema()
     for field, items in (most or {}).items():
         json_schema["properties"][field]["maxItems"] = items
+    for field, items in (least or {}).items():
+        json_schema["properties"][field]["minItems"] = items
     response_format = {
         "type": "json_schema",
         "json_schema": {"name": schema.__name__, "schema": json_schema},

@@ -16,7 +16,7 @@ from deepsift.report_shape import SHAPES
 from deepsift.state import Chunk, Source
 
 from fake_openai import FakeOpenAI, last_user_text, schema_name
-from scripted import REWRITE_ASKED, ScriptedResearcher
+from scripted import REWRITE_ASKED, ScriptedResearcher, excerpts
 
 QUESTION = "Why was Kestrel Works built, what did it cost against its budget, and did it work?"
 FALSE = "The plant cost €99.9m in the end."
@@ -69,8 +69,16 @@ def test_the_frame_caps_its_lists_and_an_endpoint_gets_no_embedded_server_penalt
 
     schemas = [b["response_format"]["json_schema"] for b in requests]
     listed = next(s["schema"]["properties"] for s in schemas if s["name"] == "ReportFrame")
+    assert listed["findings"]["maxItems"] == listed["findings"]["minItems"]
     assert listed["findings"]["maxItems"] == SHAPES["standard"].findings
-    assert listed["conclusion"]["maxItems"] >= 2
+    assert listed["conclusion"]["maxItems"] > listed["conclusion"]["minItems"] >= 2
+    # A section is held to the sentences asked, two an excerpt at most.
+    sections = [b for b in requests if schema_name(b) == "CitedSection"]
+    for body in sections:
+        text = last_user_text(body)
+        asked = int(re.search(r"Write about \d+ words \((\d+) sentences\)", text)[1])
+        least = body["response_format"]["json_schema"]["schema"]["properties"]["sentences"]
+        assert least["minItems"] == min(asked, 2 * len(excerpts(text))) >= 2
     # The repetition penalties are llama.cpp's fields, for the embedded model only.
     assert not any({"dry_multiplier", "repeat_last_n"} & body.keys() for body in requests)
 
@@ -175,12 +183,14 @@ def test_the_claim_check_rewrites_as_many_parts_as_the_budget_leaves_room_for(
     assert "99.9" not in result.report and result.usage.llm_calls <= 16
 
 
-def test_a_section_heading_that_is_a_question_or_its_query_gives_way_to_the_query(
-    tmp_path, sample_store
+@pytest.mark.parametrize("heading", ["Why was it built?", "Conclusion", "sources"])
+def test_a_section_heading_that_is_a_question_its_query_or_the_reports_own_gives_way_to_the_query(
+    tmp_path, sample_store, heading
 ):
-    result, requests = run(tmp_path, sample_store, ScriptedResearcher(heading="Why was it built?"))
+    result, requests = run(tmp_path, sample_store, ScriptedResearcher(heading=heading))
 
     assert headings(result.report)[1:-2] == [q[:1].upper() + q[1:] for q in result.sub_queries]
+    assert headings(result.report).count("Conclusion") == 1
     # The headings are asked from what the sections say, not from the queries they answer.
     asked = next(r for r in requests if schema_name(r) == "SectionHeadings")
     assert not any(q in last_user_text(asked) for q in result.sub_queries + [QUESTION])
@@ -241,3 +251,4 @@ def test_sections_the_model_gives_one_heading_keep_distinct_headings(tmp_path, s
     sections = headings(result.report)[1:-2]
     assert sections[0] == "Kestrel Works" and len(set(sections)) == len(sections) >= 3
     assert sections[1] in [q[:1].upper() + q[1:] for q in result.sub_queries]
+

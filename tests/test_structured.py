@@ -81,10 +81,15 @@ def test_list_caps_and_sampling_fields_reach_the_request(tmp_path):
     with FakeOpenAI(lambda body: '{"queries": []}') as server:
         llm = chat_model(_settings_for(server, tmp_path))
         ask_structured(
-            llm, [("human", "x")], Queries, most={"queries": 3}, sampling={"dry_multiplier": 0.8}
+            llm,
+            [("human", "x")],
+            Queries,
+            most={"queries": 3},
+            sampling={"dry_multiplier": 0.8},
+            least={"queries": 2},
         )
 
     body = server.requests[0]
     listed = body["response_format"]["json_schema"]["schema"]["properties"]
-    assert listed["queries"]["maxItems"] == 3
+    assert listed["queries"]["maxItems"] == 3 and listed["queries"]["minItems"] == 2
     assert body["dry_multiplier"] == 0.8

@@ -31,6 +31,7 @@ from deepsift.structured import ATTEMPTS, Schema, ask_structured
 _SENTENCES = re.compile(r"(?<=[.!?])\s+")
 HEADING_SENTENCES = 3  # of each section, shown to the headings call
 HEADING_WORDS = 12  # a "heading" longer than this is a sentence
+SENTENCES_AN_EXCERPT = 2  # at most, that a section is held to writing
 
 
 def synthesize(state: ResearchState, deps: Deps) -> dict:
@@ -117,6 +118,8 @@ class _Writer:
             prompt.LANGUAGE.format(language=language) if language else prompt.QUESTION_LANGUAGE
         )
         self.check_names = is_english(language)
+        # A section headed "Conclusion" would stand beside the report's own.
+        self.reserved = list(labels(language).model_dump().values())
         local = deps.settings.uses_local_llm
         self.writing = LOCAL_WRITING if local else None
         self.summing = LOCAL_SUMMING if local else None
@@ -138,7 +141,12 @@ class _Writer:
             language=self.language,
         )
         asked = [SystemMessage(prompt.SECTION_SYSTEM), HumanMessage(user)]
-        reply = self._ask(asked, CitedSection, tokens_for(words), sampling=self.writing)
+        # The sentences asked, as many as its excerpts can carry: the embedded model stops
+        # after three to five whatever it is asked, and a schema-enforcing server holds it on.
+        least = {"sentences": min(_sentences(words), SENTENCES_AN_EXCERPT * len(planned.chunks))}
+        reply = self._ask(
+            asked, CitedSection, tokens_for(words), sampling=self.writing, least=least
+        )
         citable = {self.number[c.id] for c in planned.chunks}
         sentences = clean(reply.sentences, citable) if reply else []
         sentences = _without_context_lines(sentences, planned.chunks)
@@ -166,7 +174,7 @@ class _Writer:
         return [
             _reader_heading(
                 written[n] if n < len(written) else "",
-                [self.question, *section.queries],
+                [self.question, *section.queries, *self.reserved],
                 _as_heading(section.queries[0]),
             )
             for n, section in enumerate(planned)
@@ -190,7 +198,9 @@ class _Writer:
         # At most the findings asked and a sentence more than the conclusion's share: a list
         # cannot run on to max_tokens.
         most = {"findings": findings, "conclusion": _sentences(words) + 1}
-        reply = self._ask(asked, ReportFrame, tokens_for(words + 60 * findings), most, self.summing)
+        least = {"findings": findings, "conclusion": _sentences(words) - 1}
+        tokens = tokens_for(words + 60 * findings)
+        reply = self._ask(asked, ReportFrame, tokens, most, self.summing, least)
         if reply is None:
             return self.question, [], []
         found = clean(reply.findings, citable)[:findings]
@@ -250,9 +260,16 @@ class _Writer:
         tokens: int,
         most: dict[str, int] | None = None,
         sampling: dict[str, float] | None = None,
+        least: dict[str, int] | None = None,
     ) -> Schema | None:
         reply, usage = ask_structured(
-            self.deps.llm, messages, schema, max_tokens=tokens, most=most, sampling=sampling
+            self.deps.llm,
+            messages,
+            schema,
+            max_tokens=tokens,
+            most=most,
+            sampling=sampling,
+            least=least,
         )
         with self._lock:
             self.usage = self.usage + usage
@@ -296,7 +313,8 @@ def _heading(text: str, fallback: str) -> str:
 
 def _reader_heading(text: str, asked: list[str], fallback: str) -> str:
     """`text` as a section heading; `fallback` when it is a question, one of `asked` (the
-    report's question and the section's queries) or longer than a heading."""
+    report's question, the section's queries and its own headings) or longer than a
+    heading."""
     heading = _heading(text, "")
     if not heading or echoes_query(heading, asked) or len(heading.split()) > HEADING_WORDS:
         return fallback
