@@ -251,4 +251,3 @@ def test_sections_the_model_gives_one_heading_keep_distinct_headings(tmp_path, s
     sections = headings(result.report)[1:-2]
     assert sections[0] == "Kestrel Works" and len(set(sections)) == len(sections) >= 3
     assert sections[1] in [q[:1].upper() + q[1:] for q in result.sub_queries]
-
