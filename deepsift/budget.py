@@ -9,9 +9,9 @@ from deepsift.sources import WEB
 from deepsift.state import Usage
 from deepsift.structured import ATTEMPTS
 
-# The report writes at most this many sections (report_shape.SHAPES: long), then its frame
-# (title, findings, conclusion) and its section headings; the claim check's rewrites run only
-# where room is left.
+# A research round keeps room for a section per sub-query, this many at most, then the
+# report's frame (title, findings, conclusion) and its section headings; the report writes
+# more sections (report_shape.SHAPES) and the claim check's rewrites only where calls are left.
 MAX_SECTIONS = 6
 FINISHING = 2  # the frame and the headings
 

@@ -32,10 +32,13 @@ class Shape(BaseModel):
         return max(60, rest // max(1, sections))
 
 
+# Sections of three or four excerpts: a call writes some 150 words of what its excerpts say
+# (the embedded model, held to more, repeats itself), so length comes from more sections,
+# each from its own evidence.
 SHAPES: dict[Length, Shape] = {
     "brief": Shape(words=300, sections=2, excerpts=3, findings=2),
-    "standard": Shape(words=1000, sections=4, excerpts=4, findings=4),
-    "long": Shape(words=2500, sections=6, excerpts=6, findings=6),
+    "standard": Shape(words=1000, sections=6, excerpts=3, findings=4),
+    "long": Shape(words=2500, sections=10, excerpts=4, findings=6),
 }
 
 

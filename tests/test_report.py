@@ -58,8 +58,9 @@ def test_the_report_has_a_title_cited_findings_written_headings_a_conclusion_and
     sections = found[1:-2]
     assert len(sections) >= 3
     assert all(h.startswith("What the sources show: ") for h in sections)  # written, not asked
-    # The three sub-queries and the reflection's query each got a section.
-    assert len(sections) == SHAPES["standard"].sections == 4
+    # The three sub-queries and the reflection's query each got a section, the first of
+    # sections going on (from leftover evidence) up to the length's count.
+    assert len(sections) == SHAPES["standard"].sections == 6
 
 
 def test_the_frame_caps_its_lists_and_an_endpoint_gets_no_embedded_server_penalties(
@@ -167,20 +168,21 @@ def test_a_figure_in_the_scale_a_table_names_as_its_unit_is_held():
 def test_the_claim_check_rewrites_as_many_parts_as_the_budget_leaves_room_for(
     tmp_path, sample_store
 ):
-    # decompose + route (2) leave 14 of 16 calls; the 4 sections (the 3 sub-queries' and one
-    # going on from the evidence left), the headings and the frame reserve 12 (with retries),
+    # decompose + route (2) leave 18 of 20 calls; the 6 sections (the 3 sub-queries' and three
+    # going on from the evidence left), the headings and the frame reserve 16 (with retries),
     # so one rewrite (2) fits: the other sections' figures go.
     result, requests = run(
         tmp_path,
         sample_store,
         ScriptedResearcher(false_figure=FALSE),
         max_iterations=1,
-        settings_update={"max_llm_calls": 16},
+        settings_update={"max_llm_calls": 20},
     )
 
+    assert sum(schema_name(r) == "CitedSection" for r in requests) == 6
     assert sum(REWRITE_ASKED in last_user_text(r) for r in requests) == 1
-    assert result.usage.claims_rewritten == 1 and result.usage.claims_dropped >= 3
-    assert "99.9" not in result.report and result.usage.llm_calls <= 16
+    assert result.usage.claims_rewritten == 1 and result.usage.claims_dropped >= 5
+    assert "99.9" not in result.report and result.usage.llm_calls <= 20
 
 
 @pytest.mark.parametrize("heading", ["Why was it built?", "Conclusion", "sources"])
@@ -189,7 +191,11 @@ def test_a_section_heading_that_is_a_question_its_query_or_the_reports_own_gives
 ):
     result, requests = run(tmp_path, sample_store, ScriptedResearcher(heading=heading))
 
-    assert headings(result.report)[1:-2] == [q[:1].upper() + q[1:] for q in result.sub_queries]
+    found = headings(result.report)[1:-2]
+    # Each query heads its section; a section going on from a query's leftover evidence, the
+    # query numbered.
+    assert {_unnumbered(h) for h in found} == {q[:1].upper() + q[1:] for q in result.sub_queries}
+    assert len(set(found)) == len(found) == SHAPES["standard"].sections
     assert headings(result.report).count("Conclusion") == 1
     # The headings are asked from what the sections say, not from the queries they answer.
     asked = next(r for r in requests if schema_name(r) == "SectionHeadings")
@@ -250,4 +256,8 @@ def test_sections_the_model_gives_one_heading_keep_distinct_headings(tmp_path, s
 
     sections = headings(result.report)[1:-2]
     assert sections[0] == "Kestrel Works" and len(set(sections)) == len(sections) >= 3
-    assert sections[1] in [q[:1].upper() + q[1:] for q in result.sub_queries]
+    assert _unnumbered(sections[1]) in [q[:1].upper() + q[1:] for q in result.sub_queries]
+
+
+def _unnumbered(heading: str) -> str:
+    return re.sub(r" \([2-9]\)$", "", heading)

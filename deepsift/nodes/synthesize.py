@@ -64,7 +64,7 @@ def synthesize(state: ResearchState, deps: Deps) -> dict:
         texts = [text.result() for text in texts]
         if texts:
             named = submit(writer.headings, texts, planned)
-            queried = [_as_heading(section.queries[0]) for section in planned]
+            queried = [_queried(section) for section in planned]
             framed = submit(
                 writer.frame,
                 list(zip(queried, texts, strict=True)),
@@ -175,7 +175,7 @@ class _Writer:
             _reader_heading(
                 written[n] if n < len(written) else "",
                 [self.question, *section.queries, *self.reserved],
-                _as_heading(section.queries[0]),
+                _queried(section),
             )
             for n, section in enumerate(planned)
         ]
@@ -322,19 +322,23 @@ def _reader_heading(text: str, asked: list[str], fallback: str) -> str:
 
 
 def _distinct(headings: list[str], planned: list[PlannedSection]) -> list[str]:
-    """A heading that an earlier section already has is replaced by the section's own query."""
+    """A heading that an earlier section already has is replaced by the section's own query
+    (numbered for a part going on from another's)."""
     seen: set[str] = set()
     distinct = []
     for heading, section in zip(headings, planned, strict=True):
         if heading.casefold() in seen:
-            heading = _heading(_as_heading(section.queries[0]), heading)
+            heading = _heading(_queried(section), heading)
         seen.add(heading.casefold())
         distinct.append(heading)
     return distinct
 
 
-def _as_heading(query: str) -> str:
-    return query[:1].upper() + query[1:]
+def _queried(section: PlannedSection) -> str:
+    """The section's first query as its heading; numbered where the section goes on from
+    another's query ("… (2)"), so the two stay apart."""
+    query = section.queries[0]
+    return query[:1].upper() + query[1:] + (f" ({section.part + 1})" if section.part else "")
 
 
 def _unrepeated(sentences: list[CitedSentence], said: set[str]) -> list[CitedSentence]:

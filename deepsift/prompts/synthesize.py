@@ -30,9 +30,9 @@ Write about {words} words ({sentences} sentences). {language}"""
 GOES_ON = """(Another section answers this from other excerpts: write what these excerpts add.)"""
 
 HEADINGS_SYSTEM = """You give each section of a research report a heading written for a reader: \
-a few words (at most eight) naming what the section's sentences show. A heading is a noun \
-phrase, not a question and not a search query, e.g. "Origins of the programme", "Effects on \
-local employment", "Disagreement over the figures".
+a few words (at most eight) naming what the section's sentences show, in their own terms. A \
+heading is a noun phrase, not a question and not a search query. Sections on one subject get \
+headings that tell them apart by what each adds.
 
 Reply with JSON, one heading per section, in order: {"headings": ["...", "..."]}"""
 
