@@ -1,5 +1,6 @@
 """How long a report is (report_length) and the words of its fixed headings in its language."""
 
+import re
 from typing import Literal
 
 from pydantic import BaseModel
@@ -80,8 +81,13 @@ def labels(language: str) -> Labels:
 
 def echoes_query(heading: str, asked: list[str]) -> bool:
     """Whether a section heading is a question, or one of `asked` (the report's question and
-    queries) in other case or punctuation: not written for a reader."""
+    queries) in other case or punctuation, numbered or not ("… (2)": a section going on from
+    a query's leftover evidence): not written for a reader."""
+    heading = _NUMBERED.sub("", heading)
     return heading.endswith("?") or _plain(heading) in {_plain(q) for q in asked}
+
+
+_NUMBERED = re.compile(r" \(\d+\)$")
 
 
 def _plain(text: str) -> str:

@@ -12,7 +12,7 @@ from deepsift.claims import hold_to_evidence, numbers, unsupported
 from deepsift.deps import Deps
 from deepsift.eval.reports import score
 from deepsift.models import chat_model, get_embedder
-from deepsift.report_shape import SHAPES
+from deepsift.report_shape import SHAPES, echoes_query
 from deepsift.state import Chunk, Source
 
 from fake_openai import FakeOpenAI, last_user_text, schema_name
@@ -69,6 +69,8 @@ def test_the_frame_caps_its_lists_and_an_endpoint_gets_no_embedded_server_penalt
     _, requests = run(tmp_path, sample_store)
 
     schemas = [b["response_format"]["json_schema"] for b in requests]
+    named = next(s["schema"]["properties"] for s in schemas if s["name"] == "SectionHeadings")
+    assert named["headings"]["minItems"] == named["headings"]["maxItems"] == 6  # one a section
     listed = next(s["schema"]["properties"] for s in schemas if s["name"] == "ReportFrame")
     assert listed["findings"]["maxItems"] == listed["findings"]["minItems"]
     assert listed["findings"]["maxItems"] == SHAPES["standard"].findings
@@ -232,6 +234,8 @@ def test_report_scores_count_what_a_reader_can_check():
 
     assert scores["sections"] == 2 and scores["documents"] == 1 and scores["llm_calls"] == 3
     assert scores["reader_headings"] == 1  # "Cost"; not the question "Who paid for it?"
+    assert echoes_query("Who paid for it? (2)", []) and echoes_query("Cost (3)", ["cost"])
+    assert not echoes_query("Cost (3)", ["Who paid?"])
     assert scores["cited_share"] == 0.8  # 4 of 5 sentences cite
     assert scores["claim_pass"] == 0.5 and scores["unheld_numbers"] == 1  # €31m
     assert scores["words"] == 17

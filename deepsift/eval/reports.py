@@ -144,8 +144,13 @@ def summary_table(rows: list[dict]) -> str:
     for row in rows:
         lines.append(f"| {row['id']} | " + " | ".join(str(row.get(c, "")) for c in columns) + " |")
     means = [sum(r[c] for r in rows if c in r) / max(1, sum(c in r for r in rows)) for c in columns]
-    lines.append("| **mean** | " + " | ".join(f"{m:.3g}" for m in means) + " |")
+    lines.append("| **mean** | " + " | ".join(_digits(m) for m in means) + " |")
     return "\n".join(lines) + "\n"
+
+
+def _digits(mean: float) -> str:
+    """At most three significant digits, and whole from 1,000: 1303 words, not 1.3e+03."""
+    return f"{mean:.0f}" if mean >= 1000 else f"{float(f'{mean:.3g}'):g}"
 
 
 def write_rows(out: Path, rows: list[dict]) -> None:

@@ -168,8 +168,10 @@ class _Writer:
             sections=shown, count=len(sections), language=self.language
         )
         asked = [SystemMessage(prompt.HEADINGS_SYSTEM), HumanMessage(user)]
-        most = {"headings": len(sections)}
-        reply = self._ask(asked, SectionHeadings, 20 * len(sections) + 20, most, self.summing)
+        count = {"headings": len(sections)}  # the embedded model stops short of eight
+        reply = self._ask(
+            asked, SectionHeadings, 20 * len(sections) + 20, count, self.summing, count
+        )
         written = reply.headings if reply else []
         return [
             _reader_heading(
