@@ -265,3 +265,29 @@ def test_sections_the_model_gives_one_heading_keep_distinct_headings(tmp_path, s
 
 def _unnumbered(heading: str) -> str:
     return re.sub(r" \([2-9]\)$", "", heading)
+
+
+@pytest.mark.parametrize("new", ["", "So the plant worked."])
+def test_a_conclusion_repeating_a_section_drops_the_repeat_but_is_never_left_empty(
+    tmp_path, sample_store, new
+):
+    scripted = ScriptedResearcher()
+
+    def repeating(body):
+        reply = scripted(body)
+        if schema_name(body) == "ReportFrame":
+            section = last_user_text(body).split("\n## ")[1].split("\n\n")[1]
+            said = re.sub(r" ?\[\d+\]", "", re.split(r"(?<=\.) ", section)[0])
+            cites = [int(n) for n in re.findall(r"\[(\d+)\]", section)[:1]]
+            ending = [{"text": said, "excerpts": cites}]
+            reply["conclusion"] = ending + ([{"text": new, "excerpts": cites}] if new else [])
+        return reply
+
+    result, _ = run(tmp_path, sample_store, repeating)
+
+    conclusion = result.report.split("## Conclusion\n\n")[1].split("\n\n")[0]
+    body = result.report.split("## Conclusion")[0]
+    if new:
+        assert conclusion.startswith("So the plant worked")
+    else:
+        assert conclusion and conclusion.rstrip(".").split(" [")[0] in body

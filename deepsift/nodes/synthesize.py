@@ -186,7 +186,8 @@ class _Writer:
         self, sections: list[tuple[str, list[CitedSentence]]], findings: int, words: int
     ) -> tuple[str, list[CitedSentence], list[CitedSentence]]:
         """The title, key findings and conclusion, citing only what the sections cite; a
-        conclusion sentence that repeats a section's word for word is left out."""
+        conclusion sentence that repeats a section's word for word is left out, unless all
+        do."""
         text = "\n\n".join(f"## {heading}\n\n{render(said)}" for heading, said in sections)
         citable = {n for _, said in sections for s in said for n in s.excerpts}
         user = prompt.FRAME_USER.format(
@@ -207,7 +208,9 @@ class _Writer:
             return self.question, [], []
         found = clean(reply.findings, citable)[:findings]
         said = {s.text for _, part in sections for s in part} | {s.text for s in found}
-        ending = _unrepeated(clean(reply.conclusion, citable), said)
+        # A conclusion that only repeats the sections is kept whole rather than left out.
+        concluded = clean(reply.conclusion, citable)
+        ending = _unrepeated(concluded, said) or concluded
         kept = self._checked(found + ending, citable, "", asked, reply)
         title = _heading(reply.title, self.question)
         return title, _present(kept[: len(found)]), _present(kept[len(found) :])
