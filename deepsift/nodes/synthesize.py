@@ -168,7 +168,7 @@ class _Writer:
             sections=shown, count=len(sections), language=self.language
         )
         asked = [SystemMessage(prompt.HEADINGS_SYSTEM), HumanMessage(user)]
-        count = {"headings": len(sections)}  # the embedded model stops short of eight
+        count = {"headings": len(sections)}  # one each: the embedded model gave 6 for 8
         reply = self._ask(
             asked, SectionHeadings, 20 * len(sections) + 20, count, self.summing, count
         )
@@ -318,7 +318,7 @@ def _heading(text: str, fallback: str) -> str:
 
 def _reader_heading(text: str, asked: list[str], fallback: str) -> str:
     """`text` as a section heading; `fallback` when it is a question, one of `asked` (the
-    report's question, the section's queries and its own headings) or longer than a
+    report's question, the section's queries and the report's own headings) or longer than a
     heading."""
     heading = _heading(text, "")
     if not heading or echoes_query(heading, asked) or len(heading.split()) > HEADING_WORDS:
