@@ -87,7 +87,12 @@ def echoes_query(heading: str, asked: list[str]) -> bool:
     return heading.endswith("?") or _plain(heading) in {_plain(q) for q in asked}
 
 
-_NUMBERED = re.compile(r" \(\d+\)$")
+def part_heading(heading: str, part: int) -> str:
+    """`heading` for `part` 1, 2 … of a section going on from another's query: "… (2)"."""
+    return f"{heading} ({part + 1})" if part else heading
+
+
+_NUMBERED = re.compile(r" \(\d+\)$")  # what part_heading() adds
 
 
 def _plain(text: str) -> str:

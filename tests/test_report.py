@@ -58,8 +58,8 @@ def test_the_report_has_a_title_cited_findings_written_headings_a_conclusion_and
     sections = found[1:-2]
     assert len(sections) >= 3
     assert all(h.startswith("What the sources show: ") for h in sections)  # written, not asked
-    # The three sub-queries and the reflection's query each got a section, the first of
-    # sections going on (from leftover evidence) up to the length's count.
+    # The three sub-queries and the reflection's query each got a section; sections going on
+    # from leftover evidence make up the length's count.
     assert len(sections) == SHAPES["standard"].sections == 6
 
 

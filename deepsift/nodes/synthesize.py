@@ -24,7 +24,14 @@ from deepsift.excerpts import numbered
 from deepsift.models import LOCAL_SUMMING, LOCAL_WRITING
 from deepsift.outline import PlannedSection, outline
 from deepsift.prompts import synthesize as prompt
-from deepsift.report_shape import SHAPES, echoes_query, is_english, labels, tokens_for
+from deepsift.report_shape import (
+    SHAPES,
+    echoes_query,
+    is_english,
+    labels,
+    part_heading,
+    tokens_for,
+)
 from deepsift.state import Chunk, ResearchState, Usage
 from deepsift.structured import ATTEMPTS, Schema, ask_structured
 
@@ -343,7 +350,7 @@ def _queried(section: PlannedSection) -> str:
     """The section's first query as its heading; numbered where the section goes on from
     another's query ("… (2)"), so the two stay apart."""
     query = section.queries[0]
-    return query[:1].upper() + query[1:] + (f" ({section.part + 1})" if section.part else "")
+    return part_heading(query[:1].upper() + query[1:], section.part)
 
 
 def _unrepeated(sentences: list[CitedSentence], said: set[str]) -> list[CitedSentence]:
