@@ -1,6 +1,7 @@
 """How long a report is (report_length) and the words of its fixed headings in its language."""
 
 import re
+from collections.abc import Mapping
 from typing import Literal
 
 from pydantic import BaseModel
@@ -17,6 +18,7 @@ class Shape(BaseModel):
     sections: int  # at most; fewer when fewer sub-queries found evidence
     excerpts: int  # behind each section
     findings: int  # bullets of the summary
+    depth: int = 1  # each sub-query's search returns this many times top_k chunks
 
     @property
     def summary_words(self) -> int:
@@ -35,12 +37,18 @@ class Shape(BaseModel):
 
 # Sections of three or four excerpts: a call writes some 150 words of what its excerpts say
 # (the embedded model, held to more, repeats itself), so length comes from more sections,
-# each from its own evidence.
+# each from its own evidence. A long report's 40 excerpts take deeper searches: at top_k, its
+# sub-queries found enough for 7 or 8 sections on the sample corpus.
 SHAPES: dict[Length, Shape] = {
     "brief": Shape(words=300, sections=2, excerpts=3, findings=2),
     "standard": Shape(words=1000, sections=6, excerpts=3, findings=4),
-    "long": Shape(words=2500, sections=10, excerpts=4, findings=6),
+    "long": Shape(words=2500, sections=10, excerpts=4, findings=6, depth=2),
 }
+
+
+def shape_of(state: Mapping, length: str) -> Shape:
+    """The run's report shape: the state's report_length, else `length` (the setting)."""
+    return SHAPES[state.get("report_length") or length]
 
 
 def tokens_for(words: int) -> int:

@@ -4,9 +4,20 @@ follow-ups that must add a term, and sections chosen by evidence."""
 from deepsift import Settings, research
 from deepsift.bridge import bridge_names, names_itself, salient_names
 from deepsift.deps import Deps
-from deepsift.models import chat_model, get_embedder
-from deepsift.outline import outline
-from deepsift.state import DISTINCT_LEAD, LINK_LEAD, Chunk, merge_chunks, ranked, result_list
+from deepsift.models import chat_model, get_embedder, similarities
+from deepsift.nodes.route import dispatch
+from deepsift.outline import SAME_TOPIC, outline
+from deepsift.report_shape import SHAPES
+from deepsift.state import (
+    DISTINCT_LEAD,
+    LINK_LEAD,
+    Chunk,
+    Route,
+    Usage,
+    merge_chunks,
+    ranked,
+    result_list,
+)
 
 from fake_openai import FakeOpenAI
 from scripted import SUB_QUERIES, ScriptedResearcher, ScriptedSearchO1
@@ -370,3 +381,34 @@ def test_sections_left_over_go_on_a_topic_from_its_next_finds_but_not_from_unrel
         ([asked[0]], 0),
         ([asked[1]], 0),  # every topic is written before any goes on
     ]
+
+
+ANOMALY = "What caused the August 2024 phosphorus anomaly in Lake Veldmere?"
+RESPONSE = "How did the Water Authority respond to the phosphorus anomaly in Lake Veldmere?"
+
+
+def test_queries_alike_in_words_share_a_section_only_when_they_found_the_same_chunks():
+    cause = [chunk(f"Cause {n}: a power failure stopped the dosing.", ANOMALY) for n in range(3)]
+    response = [chunk(f"Response {n}: the Authority closed beaches.", RESPONSE) for n in range(3)]
+    refound = [c.model_copy(update={"query": RESPONSE}) for c in cause]
+    embedder = get_embedder(Settings())
+
+    def topics(*batches: list[Chunk]) -> list[list[str]]:
+        state = {"chunks": _found(*batches), "sub_queries": [ANOMALY, RESPONSE]}
+        return [s.queries for s in outline(state, embedder, sections=2, excerpts=3)]
+
+    assert similarities(embedder, [ANOMALY], [RESPONSE])[0][0] >= SAME_TOPIC
+    assert topics(cause, response) == [[ANOMALY], [RESPONSE]]
+    assert topics(cause, refound) == [[ANOMALY, RESPONSE]]
+
+
+def test_a_long_report_s_sub_queries_search_deeper_than_a_standard_one_s():
+    deps = Deps(Settings(top_k=5), None, None, None)
+    routes = [Route(query="phosphorus in the lake", sources=["science", "operations"])]
+
+    def depths(length: str) -> set[int]:
+        sends = dispatch({"report_length": length}, routes, Usage(), deps).goto
+        return {send.arg["k"] for send in sends}
+
+    assert depths("standard") == depths("brief") == {5}
+    assert depths("long") == {5 * SHAPES["long"].depth} and SHAPES["long"].depth > 1

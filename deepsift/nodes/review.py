@@ -41,4 +41,4 @@ def review(state: ResearchState, deps: Deps) -> Command[Literal["search"]]:
         }
     )
     routes = state["plan"] if answer is None else edited_plan(answer, sources)
-    return dispatch(routes, Usage(), deps, question_searches(state, deps))
+    return dispatch(state, routes, Usage(), deps, question_searches(state, deps))

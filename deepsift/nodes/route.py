@@ -8,6 +8,7 @@ from pydantic import BaseModel
 from deepsift.deps import Deps
 from deepsift.models import similarities
 from deepsift.prompts import route as prompt
+from deepsift.report_shape import shape_of
 from deepsift.sources import WEB, available_sources
 from deepsift.state import ResearchState, Route, SearchTask, Usage
 from deepsift.structured import ask_structured
@@ -101,10 +102,11 @@ def question_searches(state: ResearchState, deps: Deps) -> list[Send]:
 
 
 def dispatch(
-    routes: list[Route], usage: Usage, deps: Deps, also: list[Send] = ()
+    state: ResearchState, routes: list[Route], usage: Usage, deps: Deps, also: list[Send] = ()
 ) -> Command[Literal["search"]]:
-    """Record the round's queries and fan out one search per (query, source), plus `also`."""
-    k = deps.settings.top_k
+    """Record the round's queries and fan out one search per (query, source), as deep as the
+    report's shape asks, plus `also`."""
+    k = deps.settings.top_k * shape_of(state, deps.settings.report_length).depth
     sends = [
         Send("search", SearchTask(query=r.query, source=name, k=k, of_question=False))
         for r in routes
@@ -123,4 +125,4 @@ def route(state: ResearchState, deps: Deps) -> Command[Literal["search", "review
     )
     if state.get("review") and state.get("iteration") == 1:
         return Command(goto="review", update={"plan": routes, "usage": usage})
-    return dispatch(routes, usage, deps, question_searches(state, deps))
+    return dispatch(state, routes, usage, deps, question_searches(state, deps))

@@ -25,11 +25,11 @@ from deepsift.models import LOCAL_SUMMING, LOCAL_WRITING
 from deepsift.outline import PlannedSection, outline
 from deepsift.prompts import synthesize as prompt
 from deepsift.report_shape import (
-    SHAPES,
     echoes_query,
     is_english,
     labels,
     part_heading,
+    shape_of,
     tokens_for,
 )
 from deepsift.state import Chunk, ResearchState, Usage
@@ -48,7 +48,7 @@ def synthesize(state: ResearchState, deps: Deps) -> dict:
     excerpts it cites (deepsift.claims); citations are resolved against the excerpts shown,
     never against the model's text."""
     settings = deps.settings
-    shape = SHAPES[state.get("report_length") or settings.report_length]
+    shape = shape_of(state, settings.report_length)
     language = state.get("report_language", settings.report_language)
     says = labels(language)
     affordable = budget.sections_affordable(state.get("usage"), settings)
