@@ -13,6 +13,7 @@ SUB_QUERIES = [
 
 
 REWRITE_ASKED = "of your reply state figures"
+HEADINGS_AGAIN_ASKED = "are sentences or questions, not headings"
 ORDINALS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth"]
 HEADINGS = {"German": "Ergebnisse", "French": "Résultats"}  # a section heading by language
 
@@ -23,7 +24,7 @@ class ScriptedResearcher:
     number never shown, and write as many words as asked, taken from the excerpts (so they pass
     the claim check); headings are in the language asked; `false_figure` adds a sentence
     whose figure no excerpt holds, which the rewrite corrects (or, with `rewrite_fails`,
-    repeats)."""
+    repeats); `heading_again` heads every section when the headings are asked again."""
 
     def __init__(
         self,
@@ -33,6 +34,7 @@ class ScriptedResearcher:
         false_figure: str = "",
         rewrite_fails: bool = False,
         heading: str = "",
+        heading_again: str = "",
     ):
         self.sub_queries = sub_queries
         self.follow_ups = ["River Orrin phosphorus load"] if follow_ups is None else follow_ups
@@ -41,6 +43,7 @@ class ScriptedResearcher:
         self.false_figure = false_figure
         self.rewrite_fails = rewrite_fails
         self.heading = heading  # every section's heading, when given
+        self.heading_again = heading_again
 
     def __call__(self, body: dict[str, Any]) -> Any:
         name = schema_name(body)
@@ -73,6 +76,9 @@ class ScriptedResearcher:
         if name == "SectionHeadings":
             language = re.search(r"every sentence in (\w+)", text)
             heading = HEADINGS[language[1]] if language else "What the sources show"
+            if HEADINGS_AGAIN_ASKED in text and self.heading_again:
+                count = int(re.search(r"Write (\d+) headings", body["messages"][1]["content"])[1])
+                return {"headings": [self.heading_again] * count}
             said = re.findall(r"^Section (\d+):\n(.*)$", text, re.MULTILINE)
             return {"headings": [self.heading or f"{heading}: {n}. {s[:30]}" for n, s in said]}
         if name == "ReportFrame":

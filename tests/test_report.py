@@ -204,6 +204,26 @@ def test_a_section_heading_that_is_a_question_its_query_or_the_reports_own_gives
     assert not any(q in last_user_text(asked) for q in result.sub_queries + [QUESTION])
 
 
+SENTENCE = "The Kestrel Works treatment plant was built to cut the phosphorus load of the lake."
+
+
+@pytest.mark.parametrize("calls, asked", [(30, 2), (18, 1)])
+def test_headings_unfit_to_print_are_asked_again_once_while_calls_are_left_over(
+    tmp_path, sample_store, calls, asked
+):
+    # At 18 calls, decompose and route leave 16: the sections, headings and frame reserve them.
+    again = ScriptedResearcher(heading=SENTENCE, heading_again="Why the plant was built")
+    result, requests = run(
+        tmp_path, sample_store, again, max_iterations=1, settings_update={"max_llm_calls": calls}
+    )
+
+    named = [r for r in requests if schema_name(r) == "SectionHeadings"]
+    assert len(named) == asked and result.usage.llm_calls <= calls
+    first = headings(result.report)[1]  # after the key findings
+    assert first == ("Why the plant was built" if asked == 2 else result.sub_queries[0])
+    assert SENTENCE not in headings(result.report)
+
+
 def test_a_heading_that_starts_with_sources_keeps_the_rest_of_the_report():
     chunk = Chunk(id="a", text="t", source="/a.md", title="A", collection="c")
     body = "# Q\n\n## Sources of sediment in the harbor\n\nSilt comes from the river [1].\n\n## End"

@@ -54,11 +54,12 @@ def synthesize(state: ResearchState, deps: Deps) -> dict:
     affordable = budget.sections_affordable(state.get("usage"), settings)
     planned = outline(state, deps.embedder, min(shape.sections, affordable), shape.excerpts)
     shown = [chunk for section in planned for chunk in section.chunks]
-    # The claim check rewrites a part (a section, the frame) while calls are left over.
+    # Calls left over go to the claim check's rewrites of a part (a section, the frame) and to
+    # asking the headings again.
     spare = budget.calls_left(state.get("usage"), settings) - budget.structured(
         len(planned) + budget.FINISHING
     )
-    writer = _Writer(state, deps, shown, language, rewrites=max(0, spare // ATTEMPTS))
+    writer = _Writer(state, deps, shown, language, spare_calls=max(0, spare // ATTEMPTS))
     words = shape.section_words(len(planned))
     title, findings, conclusion, sections = state["question"], [], [], []
     with ThreadPoolExecutor(max_workers=settings.llm_parallel) as pool:
@@ -115,7 +116,7 @@ class _Writer:
         deps: Deps,
         shown: list[Chunk],
         language: str,
-        rewrites: int,
+        spare_calls: int,
     ):
         self.question = state["question"]
         self.deps = deps
@@ -130,7 +131,7 @@ class _Writer:
         local = deps.settings.uses_local_llm
         self.writing = LOCAL_WRITING if local else None
         self.summing = LOCAL_SUMMING if local else None
-        self.rewrites = rewrites  # rewrites the budget leaves room for, first asked first served
+        self.spare_calls = spare_calls  # calls the budget leaves over, first asked first served
         self.usage = Usage()
         self._lock = Lock()
 
@@ -165,8 +166,9 @@ class _Writer:
         self, sections: list[list[CitedSentence]], planned: list[PlannedSection]
     ) -> list[str]:
         """A heading for each section from what it says, shown without the question and the
-        sub-queries (which a small model copies as headings); a section's own query where the
-        reply gives none fit to print."""
+        sub-queries (which a small model copies as headings). Where the reply gives some unfit
+        to print, it is asked once more, told why, while calls are left over; a section's own
+        query where neither reply gives one."""
         shown = "\n\n".join(
             f"Section {n}:\n" + " ".join(s.text for s in said[:HEADING_SENTENCES])
             for n, said in enumerate(sections, 1)
@@ -176,15 +178,25 @@ class _Writer:
         )
         asked = [SystemMessage(prompt.HEADINGS_SYSTEM), HumanMessage(user)]
         count = {"headings": len(sections)}  # one each: the embedded model gave 6 for 8
-        reply = self._ask(
-            asked, SectionHeadings, 20 * len(sections) + 20, count, self.summing, count
-        )
+        tokens = 20 * len(sections) + 20
+        reply = self._ask(asked, SectionHeadings, tokens, count, self.summing, count)
+        fit = self._fit(reply, planned)
+        # The embedded model, shown two or three sections, copies their first sentences.
+        if reply and "" in fit and self._spare_call():
+            turn = prompt.HEADINGS_AGAIN.format(language=self.language)
+            again = [*asked, AIMessage(reply.model_dump_json()), HumanMessage(turn)]
+            retried = self._ask(again, SectionHeadings, tokens, count, self.summing, count)
+            second = self._fit(retried, planned)
+            fit = [first or other for first, other in zip(fit, second, strict=True)]
+        return [heading or _queried(s) for heading, s in zip(fit, planned, strict=True)]
+
+    def _fit(self, reply: SectionHeadings | None, planned: list[PlannedSection]) -> list[str]:
+        """Each section's heading from `reply`, or "" where it gives none fit to print."""
         written = reply.headings if reply else []
         return [
             _reader_heading(
                 written[n] if n < len(written) else "",
                 [self.question, *section.queries, *self.reserved],
-                _queried(section),
             )
             for n, section in enumerate(planned)
         ]
@@ -236,10 +248,8 @@ class _Writer:
         excerpts = {n: self.chunk_of[n].text for n in citable if n in self.chunk_of}
 
         def rewrite(failed: list[tuple[CitedSentence, list[str]]]) -> list[CitedSentence] | None:
-            with self._lock:
-                if not self.rewrites:
-                    return None
-                self.rewrites -= 1
+            if not self._spare_call():
+                return None
             listed = "\n".join(
                 f"{i}. {with_marks(sentence)} (not in its excerpts: {', '.join(missing)})"
                 for i, (sentence, missing) in enumerate(failed, 1)
@@ -264,6 +274,15 @@ class _Writer:
                 claims_dropped=counts.dropped,
             )
         return kept
+
+    def _spare_call(self) -> bool:
+        """Takes one of the calls the budget leaves over (a rewrite, a second headings call),
+        if any is left."""
+        with self._lock:
+            if not self.spare_calls:
+                return False
+            self.spare_calls -= 1
+            return True
 
     def _ask(
         self,
@@ -323,13 +342,13 @@ def _heading(text: str, fallback: str) -> str:
     return text
 
 
-def _reader_heading(text: str, asked: list[str], fallback: str) -> str:
-    """`text` as a section heading; `fallback` when it is a question, one of `asked` (the
-    report's question, the section's queries and the report's own headings) or longer than a
+def _reader_heading(text: str, asked: list[str]) -> str:
+    """`text` as a section heading; "" when it is a question, one of `asked` (the report's
+    question, the section's queries and the report's own headings) or longer than a
     heading."""
     heading = _heading(text, "")
     if not heading or echoes_query(heading, asked) or len(heading.split()) > HEADING_WORDS:
-        return fallback
+        return ""
     return heading
 
 

@@ -40,6 +40,11 @@ HEADINGS_USER = """{sections}
 
 Write {count} headings, one naming what each section says. {language}"""
 
+# Asked once more where the reply gave sentences, questions or the report's own headings.
+HEADINGS_AGAIN = """Some of those are sentences or questions, not headings. Give each section \
+a heading of two to six words: a noun phrase naming what it shows, with no full stop. \
+{language}"""
+
 FRAME_SYSTEM = """You finish a research report from its sections below. Write:
 - "title": a title for the report, a few words long;
 - "findings": the key findings, one sentence each, the most important first;
