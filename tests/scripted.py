@@ -13,7 +13,7 @@ SUB_QUERIES = [
 
 
 REWRITE_ASKED = "of your reply state figures"
-HEADINGS_AGAIN_ASKED = "are sentences or questions, not headings"
+HEADINGS_AGAIN_ASKED = "are sentences or questions, not headings. Shorten"
 ORDINALS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth"]
 HEADINGS = {"German": "Ergebnisse", "French": "Résultats"}  # a section heading by language
 

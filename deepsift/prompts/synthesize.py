@@ -40,10 +40,11 @@ HEADINGS_USER = """{sections}
 
 Write {count} headings, one naming what each section says. {language}"""
 
-# Asked once more where the reply gave sentences, questions or the report's own headings.
-HEADINGS_AGAIN = """Some of those are sentences or questions, not headings. Give each section \
-a heading of two to six words: a noun phrase naming what it shows, with no full stop. \
-{language}"""
+# Asked once more where the reply gave sentences, questions or the report's own headings. Told
+# to shorten them, the embedded model keeps their subjects ("Water Authority response"); told
+# to write new ones, it gave "Introduction", or the same sentences again.
+HEADINGS_AGAIN = """Those are sentences or questions, not headings. Shorten each to a noun \
+phrase of two to six words that keeps its subject, with no full stop. {language}"""
 
 FRAME_SYSTEM = """You finish a research report from its sections below. Write:
 - "title": a title for the report, a few words long;
