@@ -283,6 +283,23 @@ def test_sections_the_model_gives_one_heading_keep_distinct_headings(tmp_path, s
     assert _unnumbered(sections[1]) in [q[:1].upper() + q[1:] for q in result.sub_queries]
 
 
+def test_a_conclusion_that_only_repeats_the_key_findings_keeps_only_its_first_sentence(
+    tmp_path, sample_store
+):
+    scripted = ScriptedResearcher()
+
+    def repeating(body):
+        reply = scripted(body)
+        if schema_name(body) == "ReportFrame":
+            reply["conclusion"] = reply["findings"]
+        return reply
+
+    result, _ = run(tmp_path, sample_store, repeating)
+
+    conclusion = result.report.split("## Conclusion\n\n")[1].split("\n\n")[0]
+    assert conclusion.startswith("The first finding holds") and "second" not in conclusion
+
+
 def _unnumbered(heading: str) -> str:
     return re.sub(r" \([2-9]\)$", "", heading)
 

@@ -205,8 +205,8 @@ class _Writer:
         self, sections: list[tuple[str, list[CitedSentence]]], findings: int, words: int
     ) -> tuple[str, list[CitedSentence], list[CitedSentence]]:
         """The title, key findings and conclusion, citing only what the sections cite; a
-        conclusion sentence that repeats a section's word for word is left out, unless all
-        do."""
+        conclusion sentence that repeats a section or a finding word for word is left out,
+        unless all do."""
         text = "\n\n".join(f"## {heading}\n\n{render(said)}" for heading, said in sections)
         citable = {n for _, said in sections for s in said for n in s.excerpts}
         user = prompt.FRAME_USER.format(
@@ -227,9 +227,14 @@ class _Writer:
             return self.question, [], []
         found = clean(reply.findings, citable)[:findings]
         said = {s.text for _, part in sections for s in part} | {s.text for s in found}
-        # A conclusion that only repeats the sections is kept whole rather than left out.
+        # A report keeps a conclusion that only repeats: less what the findings just above it
+        # say, or, repeating only them (the embedded model copied all six), its first sentence.
         concluded = clean(reply.conclusion, citable)
-        ending = _unrepeated(concluded, said) or concluded
+        ending = (
+            _unrepeated(concluded, said)
+            or _unrepeated(concluded, {s.text for s in found})
+            or concluded[:1]
+        )
         kept = self._checked(found + ending, citable, "", asked, reply)
         title = _heading(reply.title, self.question)
         return title, _present(kept[: len(found)]), _present(kept[len(found) :])
