@@ -25,6 +25,10 @@ _SENTENCE_END = re.compile(
 )
 
 LOOP_WORDS = 6  # a sentence opening with an earlier one's first this many words is a loop (clean)
+# A sentence of at least LOOP_WORDS words, this share of them in one earlier sentence, restates
+# it: the embedded model ends a section on its first sentence again, its subject shortened.
+RESTATED = 0.9
+_WORD = re.compile(r"\w+(?:[.,]\d+)*")  # "29.3" and "4,700,000" one word each
 
 
 class CitedSentence(BaseModel):
@@ -79,8 +83,9 @@ def clean(sentences: list[CitedSentence], citable: set[int] | None = None) -> li
     wrote into the text removed (only `excerpts` cite), numbers outside `citable` (when given)
     dropped, empty and repeated sentences left out, and so are those that open with an earlier
     one's first LOOP_WORDS words (small models loop: "The project was also built to address …"
-    over every item of an excerpt's list, true or not)."""
+    over every item of an excerpt's list, true or not) and those that restate one (RESTATED)."""
     seen: set[str] = set()
+    said: list[set[str]] = []  # each kept sentence's words
     kept = []
     for sentence in _one_each(sentences):
         # One line, without hidden characters a document may have lent it: a sentence cannot
@@ -89,12 +94,20 @@ def clean(sentences: list[CitedSentence], citable: set[int] | None = None) -> li
         text = _NAMED_SOURCE.sub(r"\1", text)
         words = text.casefold().split()
         opening = " ".join(words[:LOOP_WORDS]) if len(words) > LOOP_WORDS else text
-        if not text or text in seen or opening in seen:
+        bag = set(_WORD.findall(text.casefold()))
+        if not text or text in seen or opening in seen or _restates(bag, said):
             continue
         seen.update((text, opening))
+        said.append(bag)
         numbers = [n for n in dict.fromkeys(sentence.excerpts) if citable is None or n in citable]
         kept.append(CitedSentence(text=text, excerpts=numbers))
     return kept
+
+
+def _restates(words: set[str], said: list[set[str]]) -> bool:
+    return len(words) >= LOOP_WORDS and any(
+        len(words & earlier) >= RESTATED * len(words) for earlier in said
+    )
 
 
 def _one_each(sentences: list[CitedSentence]) -> list[CitedSentence]:

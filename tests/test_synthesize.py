@@ -33,6 +33,24 @@ def test_a_sentence_opening_like_an_earlier_one_is_a_loop_and_left_out():
     )
 
 
+def test_a_sentence_that_restates_an_earlier_one_in_fewer_words_is_left_out():
+    first = "The Kestrel Works plant was built because the lake has blooms every summer."
+    text = CitedText(
+        sentences=[
+            CitedSentence(text=first, excerpts=[2]),
+            CitedSentence(text="It cost EUR 29.3 million against EUR 24.6 million.", excerpts=[1]),
+            CitedSentence(text="The plant was built because the lake has blooms.", excerpts=[2]),
+            CitedSentence(text="It cost EUR 29.3 million, not EUR 24.6 million.", excerpts=[1]),
+        ]
+    )
+
+    assert text.render() == (
+        "The Kestrel Works plant was built because the lake has blooms every summer [2]. "
+        "It cost EUR 29.3 million against EUR 24.6 million [1]. "
+        "It cost EUR 29.3 million, not EUR 24.6 million [1]."
+    )
+
+
 def test_numbers_outside_what_the_writer_was_shown_are_dropped():
     text = CitedText(sentences=[CitedSentence(text="Cost rose.", excerpts=[3, 8])])
 
