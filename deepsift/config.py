@@ -75,7 +75,9 @@ class Settings(BaseSettings):
         description="search -> reflect rounds at most; unset: 1 with the embedded model, whose "
         "reflection gains no recall for 12-16 s (benchmarks/multihop.md), 3 with an endpoint",
     )
-    top_k: int = Field(5, ge=1, description="chunks per (sub-query, collection) search")
+    top_k: int = Field(
+        5, ge=1, description="chunks per (sub-query, collection) search; a long report: twice"
+    )
     search_question: bool = Field(
         True, description="the first round also searches the question as asked"
     )
