@@ -25,9 +25,10 @@ from deepsift.deps import Deps
 from deepsift.eval.datasets import dataset_hash, load_dataset
 from deepsift.eval.metrics import all_found, recall_at_k
 from deepsift.eval.runner import RANKING_DEPTH, corpus_collection
-from deepsift.models import get_embedder
+from deepsift.graph.ranking import SUB_QUERY_WEIGHT, merge_chunks, ranked, result_list
+from deepsift.llm.models import get_embedder
 from deepsift.nodes.hop import hop
-from deepsift.state import SUB_QUERY_WEIGHT, Chunk, merge_chunks, ranked, result_list
+from deepsift.records import Chunk
 from deepsift.store import Store
 
 VARIANTS = {  # name: (the question's own search, sub-queries, hops, rerank by similarity)

@@ -27,9 +27,9 @@ from _common import print_table, save
 from deepsift import Settings
 from deepsift.batch import BatchQuestion, run_batch
 from deepsift.deps import Deps
-from deepsift.embed_batcher import EmbedBatcher
 from deepsift.ingest.pipeline import ingest
-from deepsift.models import chat_model, get_embedder
+from deepsift.llm.embed_batcher import EmbedBatcher
+from deepsift.llm.models import chat_model, get_embedder
 from deepsift.store import Store
 
 from fake_openai import FakeOpenAI

@@ -22,7 +22,7 @@ from _common import DEMO_DESCRIPTIONS, DEMO_QUESTION, print_table, save
 from deepsift import Settings, research
 from deepsift.deps import Deps
 from deepsift.ingest.pipeline import ingest
-from deepsift.models import chat_model, get_embedder
+from deepsift.llm.models import chat_model, get_embedder
 from deepsift.store import Store
 
 from fake_openai import FakeOpenAI

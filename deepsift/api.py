@@ -13,15 +13,14 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command, StateSnapshot
 from pydantic import BaseModel
 
-from deepsift import replies
 from deepsift.agents import AGENTS
-from deepsift.config import Settings
+from deepsift.agents import agent as agent_named
+from deepsift.config import LENGTHS, Length, Settings
 from deepsift.deps import Deps
 from deepsift.errors import RunStopped, UserError
-from deepsift.graph import build_agent, recursion_limit
-from deepsift.models import endpoint_failure
-from deepsift.report_shape import LENGTHS, Length
-from deepsift.state import Usage
+from deepsift.llm import replies
+from deepsift.llm.models import endpoint_failure
+from deepsift.records import Usage
 
 
 class RunUsage(Usage):
@@ -89,9 +88,9 @@ def research(
 ) -> ResearchResult:
     """Answer `question` with a cited report; with `thread_id`, resume or reread that run.
 
-    `agent` is "deepsift" (decompose, route, search, reflect, synthesize; bounded by
-    `max_iterations`), "search-o1" (searches mid-reasoning; bounded by `max_searches`) or
-    "react" (thought, action, observation; bounded by `max_steps` actions).
+    `agent` names one of deepsift.agents.AGENTS: "deepsift" (decompose, route, search, reflect,
+    synthesize; bounded by `max_iterations`), "search-o1" (searches mid-reasoning; bounded by
+    `max_searches`) or "react" (thought, action, observation; bounded by `max_steps` actions).
     `collections` (names, "web" among them) limit the sources; by default every collection is
     searched, and the web too when a web backend is set up. `web` forces the web on or off.
 
@@ -100,10 +99,10 @@ def research(
     "paused" until resumed. `length` (brief, standard, long) and `language` shape the deepsift
     report; by default the report_length and report_language settings. `checkpoints=False`
     keeps the run in memory only (batch runs)."""
-    if agent not in AGENTS:
-        raise UserError(f"unknown agent {agent!r}; choose from {', '.join(AGENTS)}")
-    if review and agent != "deepsift":
-        raise UserError("--review works with the deepsift agent only")
+    agent_named(agent)  # an unknown agent is refused before anything opens
+    if review and not agent_named(agent).review:
+        reviewed = ", ".join(name for name, a in AGENTS.items() if a.review)
+        raise UserError(f"--review works with the {reviewed} agent only")
     if length is not None and length not in LENGTHS:
         raise UserError(f"unknown report length {length!r}; choose from {', '.join(LENGTHS)}")
     if not question.strip() and thread_id is None:  # before any store or model is opened
@@ -119,10 +118,11 @@ def research(
             "max_searches": max_searches,
             "max_steps": max_steps,
         }
-        bound_name, bound = _bound(agent, saved.values, bounds, settings)
+        runner = AGENTS[agent]
+        bound = saved.values.get(runner.bound) or runner.bound_for(bounds, settings)
         config: dict = {
             "configurable": {"thread_id": thread_id},
-            "recursion_limit": recursion_limit(agent, bound),
+            "recursion_limit": runner.step_limit(bound),
         }
         if saved.values:
             _check_same_question(question, saved.values["question"], thread_id)
@@ -135,8 +135,8 @@ def research(
                 "question": question,
                 "sources_to_search": collections or [],
                 "web": web,
-                bound_name: bound,
-                **({"review": review} if agent == "deepsift" else {}),
+                runner.bound: bound,
+                **({"review": review} if runner.review else {}),
                 **({"report_length": length} if length else {}),
                 **({"report_language": language} if language is not None else {}),
             }
@@ -214,23 +214,13 @@ def _thread(
 ) -> tuple[str, CompiledStateGraph, StateSnapshot]:
     """The graph for this thread and what it saved so far; a saved thread keeps its own agent."""
     config = {"configurable": {"thread_id": thread_id}}
-    graph = build_agent(agent, deps, saver)
+    graph = AGENTS[agent].build(deps, saver)
     saved = graph.get_state(config)
     if saved.values and saved.values.get("agent", "deepsift") != agent:
         agent = saved.values.get("agent", "deepsift")
-        graph = build_agent(agent, deps, saver)
+        graph = agent_named(agent).build(deps, saver)
         saved = graph.get_state(config)
     return agent, graph, saved
-
-
-def _bound(
-    agent: str, saved: dict[str, Any], given: dict[str, int | None], settings: Settings
-) -> tuple[str, int]:
-    """The run's bound: rounds (deepsift), searches (search-o1) or actions (react); a saved run
-    keeps its own."""
-    name = {"search-o1": "max_searches", "react": "max_steps"}.get(agent, "max_iterations")
-    setting = "react_max_steps" if name == "max_steps" else name
-    return name, saved.get(name) or given[name] or getattr(settings, setting)
 
 
 def _check_same_question(question: str, saved: str, thread_id: str) -> None:

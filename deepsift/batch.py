@@ -19,10 +19,10 @@ from typing import Any
 from deepsift.api import research
 from deepsift.config import Settings
 from deepsift.deps import Deps
-from deepsift.embed_batcher import EmbedBatcher
 from deepsift.errors import UserError
-from deepsift.models import chat_model, get_embedder
-from deepsift.sources import resolve_sources
+from deepsift.graph.sources import resolve_sources
+from deepsift.llm.embed_batcher import EmbedBatcher
+from deepsift.llm.models import chat_model, get_embedder
 from deepsift.store import Store
 
 

@@ -15,9 +15,11 @@ from pydantic_settings import (
 )
 
 from deepsift.errors import UserError
-from deepsift.report_shape import Length
 
 TOML_FILE = "deepsift.toml"
+# The report lengths (report_length, --length); what each means: deepsift.report.shape.
+Length = Literal["brief", "standard", "long"]
+LENGTHS: tuple[Length, ...] = get_args(Length)
 
 
 class Settings(BaseSettings):

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from langchain_core.language_models import BaseChatModel
 
 from deepsift.config import Settings
-from deepsift.models import Embedder, chat_model, get_embedder
+from deepsift.llm.models import Embedder, chat_model, get_embedder
 from deepsift.store import Store
 from deepsift.web import web_configured
 

@@ -30,8 +30,8 @@ from pymilvus import (  # noqa: E402
 
 from deepsift.config import Settings
 from deepsift.errors import UserError
-from deepsift.models import Embedder
-from deepsift.state import Chunk
+from deepsift.llm.models import Embedder
+from deepsift.records import Chunk
 
 # Milvus Lite does not implement the query iterator's timestamp call: its in-process gRPC server
 # logs a traceback and pymilvus a warning on every listing, though the listing is complete.

@@ -60,7 +60,7 @@ def settings(tmp_path: Path, scripted_llm: FakeOpenAI) -> Settings:
 def sample_store(tmp_path_factory: pytest.TempPathFactory):
     """The sample corpus ingested once into its two collections, in a fresh Milvus Lite file."""
     from deepsift.ingest.pipeline import ingest
-    from deepsift.models import get_embedder
+    from deepsift.llm.models import get_embedder
     from deepsift.store import Store
 
     settings = Settings(data_dir=tmp_path_factory.mktemp("corpus"))
@@ -76,6 +76,6 @@ def sample_store(tmp_path_factory: pytest.TempPathFactory):
 def deps(settings: Settings, sample_store):
     """What a research run needs: the sample corpus and the scripted model."""
     from deepsift.deps import Deps
-    from deepsift.models import chat_model, get_embedder
+    from deepsift.llm.models import chat_model, get_embedder
 
     return Deps(settings, sample_store, get_embedder(settings), chat_model(settings))

@@ -4,9 +4,9 @@ import re
 
 from deepsift.config import Settings
 from deepsift.deps import Deps
-from deepsift.models import chat_model
+from deepsift.llm.models import chat_model
 from deepsift.nodes.answer import answer
-from deepsift.state import Chunk
+from deepsift.records import Chunk
 
 from fake_openai import FakeOpenAI, last_user_text
 

@@ -1,4 +1,6 @@
-"""The package's shape: no import cycles, nodes/ holds nodes only, core commands stay light."""
+"""The package's shape: no import cycles between modules or packages, each part imports only the
+parts below it, a few modules at the top, each shared text rule written once, nodes/ holds
+nodes only, core commands stay light."""
 
 import ast
 import json
@@ -16,11 +18,11 @@ HEAVY = (
     "tavily",
     "matplotlib",
     "deepsift.eval.runner",
-    "deepsift.eval.report",
+    "deepsift.eval.summary",
     "starlette",
     "uvicorn",
     "mcp",
-    "deepsift.mcp_server",
+    "deepsift.serve.mcp",
 )
 
 
@@ -123,9 +125,8 @@ def test_the_cycle_finder_finds_a_cycle_and_passes_a_chain():
 def test_the_import_graph_sees_imports_inside_functions():
     graph = import_graph()
 
-    assert "deepsift.cli" in graph and "deepsift.cli.console" in graph
-    assert "deepsift.eval.command" in graph["deepsift.cli"]  # imported inside _parser
-    assert "deepsift.cli.console" in graph["deepsift.eval.command"]
+    assert "deepsift.cli.research" in graph and "deepsift.api" in graph
+    assert "deepsift.api" in graph["deepsift.cli.research"]  # imported inside run_research
 
 
 def test_no_module_of_deepsift_imports_itself_through_others():
@@ -136,8 +137,105 @@ def test_no_module_of_deepsift_imports_itself_through_others():
     assert not found, "import cycles: " + "; ".join(_loop(graph, c) for c in found)
 
 
+def _part(module: str) -> str:
+    """The part of deepsift a module belongs to: its package, or itself when it is top-level."""
+    return ".".join(module.split(".")[:2])
+
+
+def part_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The import graph between the parts of deepsift (packages, top-level modules)."""
+    parts: dict[str, set[str]] = {}
+    for module, imported in graph.items():
+        parts.setdefault(_part(module), set())
+        parts[_part(module)] |= {_part(target) for target in imported} - {_part(module)}
+    return parts
+
+
+def test_the_part_graph_joins_a_package_into_one_part():
+    graph = {"p.a.x": {"p.b.y"}, "p.b.y": {"p.c"}, "p.c": set(), "p.a.z": {"p.a.x"}}
+
+    assert part_graph(graph) == {"p.a": {"p.b"}, "p.b": {"p.c"}, "p.c": set()}
+
+
+def test_no_package_of_deepsift_imports_itself_through_others():
+    graph = part_graph(import_graph())
+
+    found = cycles(graph)
+
+    assert not found, "package cycles: " + "; ".join(_loop(graph, c) for c in found)
+
+
+# The parts of deepsift from the bottom up: each imports only parts of the layers below it, as
+# each package's docstring says.
+LAYERS = [
+    {"errors", "records", "text", "prompts"},
+    {"config"},
+    {"llm"},
+    {"store"},
+    {"ingest"},
+    {"web"},
+    {"deps"},
+    {"graph"},
+    {"report"},
+    {"nodes"},
+    {"agents"},
+    {"api"},
+    {"batch", "eval", "studio"},
+    {"serve"},
+    {"cli"},
+    {"__main__", ""},  # "": the package's own __init__ (its lazy names)
+]
+
+
+def test_each_part_imports_only_the_parts_below_it():
+    layer = {f"deepsift.{name}".rstrip("."): n for n, names in enumerate(LAYERS) for name in names}
+    graph = part_graph(import_graph())
+
+    assert set(graph) == set(layer), "a part of deepsift is missing from LAYERS, or is gone"
+    upward = [
+        f"{part} imports {target}"
+        for part, imported in sorted(graph.items())
+        for target in sorted(imported)
+        if layer[target] >= layer[part]
+    ]
+    assert not upward, "imports of a part at or above the importer's layer: " + "; ".join(upward)
+
+
+def test_a_few_modules_at_the_top_and_every_package_says_what_it_holds():
+    top = sorted(p.name for p in PACKAGE.glob("*.py"))
+    packages = [p for p in PACKAGE.rglob("__init__.py") if p.parent != PACKAGE]
+
+    assert len(top) <= 12, f"{len(top)} modules directly under deepsift/: {top}"
+    assert len(packages) >= 10
+    for init in packages:
+        docstring = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))
+        assert docstring and "import" in docstring.lower(), (
+            f"{init}: say what it holds and may import"
+        )
+
+
+# Each shared text rule, by the pieces of its pattern, and its one home.
+TEXT_RULES = {
+    "sentences": ([r"(?<=[.!?])"], "deepsift/text/sentences.py"),
+    "citation marks": ([r"\[\d", r"\[(\d"], "deepsift/text/marks.py"),
+    "words": ([r"\w+", r"[^\W_]"], "deepsift/text/words.py"),
+}
+
+
+@pytest.mark.parametrize("rule", TEXT_RULES)
+def test_each_shared_text_rule_is_written_once(rule):
+    fragments, home = TEXT_RULES[rule]
+    written = sorted(
+        str(path.relative_to(PACKAGE.parent))
+        for path in PACKAGE.rglob("*.py")
+        if any(fragment in path.read_text(encoding="utf-8") for fragment in fragments)
+    )
+
+    assert written == [home], f"{rule} ({', '.join(fragments)}) written in {written}"
+
+
 def _node_names() -> set[str]:
-    from deepsift.graph import _wire, build_graph
+    from deepsift.agents.deepsift import _wire, build_graph
 
     finishes = typing.get_args(signature(build_graph).parameters["finish"].annotation)
     assert finishes, "build_graph's finish is no longer a Literal of its last steps"

@@ -5,7 +5,7 @@ import time
 import pytest
 
 from deepsift.cli import main
-from deepsift.embed_batcher import EmbedBatcher
+from deepsift.llm.embed_batcher import EmbedBatcher
 
 from conftest import CORPUS, run_cli
 from fake_openai import FakeOpenAI, last_user_text

@@ -2,7 +2,7 @@ import time
 
 import pytest
 
-from deepsift.calculator import calculate
+from deepsift.agents.calculator import calculate
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,5 @@
-from deepsift.citations import resolve_citations, sources_section
-from deepsift.state import Chunk
+from deepsift.records import Chunk
+from deepsift.report.citations import resolve_citations, sources_section
 
 
 def _chunk(n: int, document: int | None = None) -> Chunk:

@@ -6,7 +6,7 @@ import pytest
 
 from deepsift import Settings, research
 from deepsift.deps import Deps
-from deepsift.models import chat_model, get_embedder
+from deepsift.llm.models import chat_model, get_embedder
 
 
 @pytest.mark.embedded_model

@@ -11,8 +11,8 @@ import pytest
 
 import deepsift.store
 from deepsift.ingest.pipeline import ingest
-from deepsift.models import E5Embedder, ModelError, get_embedder, similarities
-from deepsift.outline import SAME_TOPIC
+from deepsift.llm.models import E5Embedder, ModelError, get_embedder, similarities
+from deepsift.report.outline import SAME_TOPIC
 from deepsift.store import Store, StoreError
 
 from conftest import CORPUS, run_cli

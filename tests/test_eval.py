@@ -7,8 +7,8 @@ import pytest
 from deepsift.errors import UserError
 from deepsift.eval.datasets import load_dataset
 from deepsift.eval.metrics import all_found, exact_match, recall_at_k, token_f1
-from deepsift.eval.report import by_kind, summarize
 from deepsift.eval.runner import ResultsFile
+from deepsift.eval.summary import by_kind, summarize
 
 from conftest import run_cli
 from fake_openai import FakeOpenAI

@@ -9,7 +9,7 @@ import pytest
 
 from deepsift import research
 from deepsift.errors import UserError
-from deepsift.export import write_report
+from deepsift.report.export import write_report
 
 from conftest import run_cli
 

@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 
 from deepsift.ingest.pipeline import ingest
-from deepsift.models import get_embedder
+from deepsift.llm.models import get_embedder
 from deepsift.store import Store, StoredChunk, StoreError
 
 from conftest import CORPUS, run_cli

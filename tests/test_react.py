@@ -3,14 +3,14 @@ import json
 import pytest
 from test_eval import write_2wiki
 
-from deepsift import fewshot
+from deepsift.agents import fewshot
+from deepsift.agents.react import majority, parse_reply
 from deepsift.api import research
 from deepsift.config import Settings
 from deepsift.deps import Deps
 from deepsift.errors import RunStopped
-from deepsift.models import chat_model, get_embedder
+from deepsift.llm.models import chat_model, get_embedder
 from deepsift.prompts.react_examples import EXAMPLES
-from deepsift.react import majority, parse_reply
 
 from conftest import run_cli
 from fake_openai import FakeOpenAI
@@ -322,7 +322,7 @@ def test_eval_runs_react_and_scores_what_it_gathered_and_answered(tmp_path, mode
 
 
 def test_a_sample_that_echoes_a_placeholder_gives_no_vote():
-    from deepsift.react import _sampled_answer
+    from deepsift.agents.react import _sampled_answer
 
     assert _sampled_answer("It is unclear.\nAnswer: <the short answer: a name>") == ""
     assert _sampled_answer("From [2].\nAnswer: **Lyon**.") == "Lyon"

@@ -6,14 +6,15 @@ import pytest
 
 from deepsift import Settings, research
 from deepsift.api import CitedSource, ResearchResult, RunUsage
-from deepsift.citations import cited_report
-from deepsift.cited_text import CitedSentence
-from deepsift.claims import hold_to_evidence, numbers, unsupported
 from deepsift.deps import Deps
 from deepsift.eval.reports import score
-from deepsift.models import chat_model, get_embedder
-from deepsift.report_shape import SHAPES, echoes_query
-from deepsift.state import Chunk, Source
+from deepsift.llm.models import chat_model, get_embedder
+from deepsift.records import Chunk, Source
+from deepsift.report.citations import cited_report
+from deepsift.report.cited_text import CitedSentence
+from deepsift.report.claims import hold_to_evidence, numbers, unsupported
+from deepsift.report.headings import echoes_query
+from deepsift.report.shape import SHAPES
 
 from fake_openai import FakeOpenAI, last_user_text, schema_name
 from scripted import REWRITE_ASKED, ScriptedResearcher, excerpts

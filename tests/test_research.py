@@ -6,7 +6,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from deepsift import Settings, research
 from deepsift.deps import Deps
 from deepsift.errors import UserError
-from deepsift.models import chat_model, get_embedder
+from deepsift.llm.models import chat_model, get_embedder
 from deepsift.store import StoreError
 
 from fake_openai import FakeOpenAI
@@ -58,7 +58,7 @@ def test_reflection_is_asked_again_only_when_the_top_excerpts_changed(
     settings, deps, scripted_llm, new_evidence, asked
 ):
     from deepsift.nodes.reflect import EXCERPTS, reflect
-    from deepsift.state import Chunk
+    from deepsift.records import Chunk
 
     chunks = {
         f"c{n}": Chunk(id=f"c{n}", text=f"text {n}", source="s", title="t", collection="science")
@@ -84,7 +84,7 @@ def test_reflection_is_asked_again_only_when_the_top_excerpts_changed(
 
 def test_reflection_on_an_endpoint_reads_the_top_excerpts_whole(settings, deps, scripted_llm):
     from deepsift.nodes.reflect import reflect
-    from deepsift.state import Chunk
+    from deepsift.records import Chunk
 
     text = "The film Orrin Light was shot in 1961. " * 12 + "Its director was Tam Reid."
     chunk = Chunk(id="c1", text=text, source="s", title="Orrin Light", collection="science")
@@ -153,7 +153,7 @@ def test_collections_restrict_where_the_searches_go(settings, deps):
 
 
 def test_an_interrupted_run_resumes_from_its_checkpoint_without_redoing_steps(settings, deps):
-    from deepsift.models import chat_model
+    from deepsift.llm.models import chat_model
 
     from fake_openai import FakeOpenAI
     from scripted import ScriptedResearcher
@@ -192,7 +192,7 @@ def test_an_interrupted_run_resumes_from_its_checkpoint_without_redoing_steps(se
     ],
 )
 def test_a_follow_up_that_only_rephrases_a_searched_query_ends_the_loop(settings, deps, rephrasing):
-    from deepsift.models import chat_model
+    from deepsift.llm.models import chat_model
 
     from fake_openai import FakeOpenAI
     from scripted import SUB_QUERIES, ScriptedResearcher

@@ -2,22 +2,15 @@
 follow-ups that must add a term, and sections chosen by evidence."""
 
 from deepsift import Settings, research
-from deepsift.bridge import bridge_names, names_itself, salient_names
 from deepsift.deps import Deps
-from deepsift.models import chat_model, get_embedder, similarities
+from deepsift.graph.bridge import bridge_names, names_itself, salient_names
+from deepsift.graph.ranking import DISTINCT_LEAD, LINK_LEAD, merge_chunks, ranked, result_list
+from deepsift.graph.state import Route
+from deepsift.llm.models import chat_model, get_embedder, similarities
 from deepsift.nodes.route import dispatch
-from deepsift.outline import SAME_TOPIC, outline
-from deepsift.report_shape import SHAPES
-from deepsift.state import (
-    DISTINCT_LEAD,
-    LINK_LEAD,
-    Chunk,
-    Route,
-    Usage,
-    merge_chunks,
-    ranked,
-    result_list,
-)
+from deepsift.records import Chunk, Usage
+from deepsift.report.outline import SAME_TOPIC, outline
+from deepsift.report.shape import SHAPES
 
 from fake_openai import FakeOpenAI
 from scripted import SUB_QUERIES, ScriptedResearcher, ScriptedSearchO1
@@ -271,7 +264,7 @@ def test_the_first_hop_follows_the_best_hit_and_the_pages_the_question_names(tmp
 
 
 def test_an_agent_s_search_follows_the_names_its_best_hit_mentions(tmp_path):
-    from deepsift.nodes.search import search_routed
+    from deepsift.agents.inline_search import search_routed
 
     deps = _painters(tmp_path)
     query = "Orla Venn studied painting"
@@ -284,7 +277,7 @@ def test_an_agent_s_search_follows_the_names_its_best_hit_mentions(tmp_path):
 
 
 def test_an_agent_reads_its_query_s_best_hits_then_the_pages_linked_from_them():
-    from deepsift.nodes.search import read_first
+    from deepsift.agents.inline_search import read_first
 
     own = [chunk(f"own{n}") for n in range(5)]
     pages = [chunk(f"page{n}", "name").model_copy(update={"link_rank": n}) for n in range(3)]

@@ -1,7 +1,7 @@
 from deepsift.api import research
 from deepsift.config import Settings
 from deepsift.deps import Deps
-from deepsift.models import chat_model, get_embedder
+from deepsift.llm.models import chat_model, get_embedder
 from deepsift.prompts.search_o1 import (
     BEGIN_RESULT,
     END_QUERY,

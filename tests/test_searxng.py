@@ -10,7 +10,7 @@ from deepsift.api import research
 from deepsift.config import Settings, SettingsError, load_settings
 from deepsift.deps import Deps
 from deepsift.errors import UserError
-from deepsift.models import chat_model, get_embedder
+from deepsift.llm.models import chat_model, get_embedder
 from deepsift.web.filters import WebFilter, host_of, parse_date
 from deepsift.web.results import SearchError
 from deepsift.web.searxng import SearxngSearch

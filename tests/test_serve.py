@@ -223,7 +223,7 @@ def test_a_run_whose_endpoint_fails_ends_its_stream_with_a_one_line_error(
     tmp_path: Path, sample_store
 ):
     from deepsift.deps import Deps
-    from deepsift.models import chat_model, get_embedder
+    from deepsift.llm.models import chat_model, get_embedder
 
     with FakeOpenAI(ScriptedResearcher(), dies_at=lambda body: True) as dead:
         settings = Settings(

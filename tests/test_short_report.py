@@ -3,9 +3,9 @@ excerpts they cite, like the deepsift report's sentences."""
 
 from deepsift.config import Settings
 from deepsift.deps import Deps
-from deepsift.models import chat_model
-from deepsift.short_report import short_report
-from deepsift.state import Chunk
+from deepsift.llm.models import chat_model
+from deepsift.records import Chunk
+from deepsift.report.short import short_report
 
 from fake_openai import FakeOpenAI
 

@@ -5,8 +5,8 @@ import asyncio
 import pytest
 
 from deepsift import studio
+from deepsift.agents import AGENTS
 from deepsift.errors import UserError
-from deepsift.graph import recursion_limit
 
 from conftest import CORPUS, run_cli
 
@@ -45,4 +45,4 @@ def test_studio_and_the_cli_refuse_a_bad_source_with_the_same_line(tmp_path):
             graph.invoke({"question": "What is Kestrel Works?", "sources_to_search": [name]})
         assert f"error: {refused.value}" == lines[name]
 
-    assert graph.config["recursion_limit"] == recursion_limit("deepsift", 3)  # the default bound
+    assert graph.config["recursion_limit"] == AGENTS["deepsift"].step_limit(3)  # the default bound

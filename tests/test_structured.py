@@ -1,8 +1,8 @@
 import pytest
 from pydantic import BaseModel
 
-from deepsift.models import chat_model
-from deepsift.structured import ask_structured, parse_json
+from deepsift.llm.models import chat_model
+from deepsift.llm.structured import ask_structured, parse_json
 
 from fake_openai import FakeOpenAI
 

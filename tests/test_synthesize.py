@@ -1,7 +1,7 @@
-from deepsift.cited_text import CitedSentence, CitedText, ReportFrame, clean
-from deepsift.nodes.synthesize import _without_context_lines
-from deepsift.state import Chunk
-from deepsift.structured import parse_json
+from deepsift.llm.structured import parse_json
+from deepsift.records import Chunk
+from deepsift.report.cited_text import CitedSentence, CitedText, ReportFrame, clean
+from deepsift.report.writer import _without_context_lines
 
 
 def test_cited_sentences_render_with_marks_before_the_full_stop_and_no_repeats():

@@ -6,7 +6,7 @@ from deepsift.api import research
 from deepsift.config import Settings
 from deepsift.deps import Deps
 from deepsift.errors import UserError
-from deepsift.models import chat_model, get_embedder
+from deepsift.llm.models import chat_model, get_embedder
 
 from fake_web import BODY_SENTENCE, KEY, FakeSite, FakeTavily
 from scripted import SUB_QUERIES

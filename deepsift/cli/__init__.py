@@ -2,6 +2,8 @@
 
 Each command imports what it needs when it runs, so `deepsift --help`, `collections`, `ingest`
 and `graph` load neither the web stack nor the evaluation stack.
+
+May import anything; nothing imports it but __main__.
 """
 
 import argparse
@@ -17,14 +19,14 @@ from deepsift.agents import AGENTS
 from deepsift.cli.batch import run_batch_command
 from deepsift.cli.collections import run_collections
 from deepsift.cli.console import err
+from deepsift.cli.eval import add_parser as add_eval
 from deepsift.cli.ingest import run_ingest
 from deepsift.cli.mcp import run_mcp
 from deepsift.cli.research import run_graph, run_research
 from deepsift.cli.serve import run_serve
-from deepsift.config import load_settings
+from deepsift.config import LENGTHS, load_settings
 from deepsift.errors import UserError
-from deepsift.export import FORMATS
-from deepsift.report_shape import LENGTHS
+from deepsift.report.export import FORMATS
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -49,7 +51,7 @@ def _user_error(e: Exception) -> str | None:
     """The one line to show for a failure the user can fix; None for a bug."""
     if isinstance(e, UserError):
         return str(e)
-    from deepsift.models import endpoint_failure  # not before: it loads the model libraries
+    from deepsift.llm.models import endpoint_failure  # not before: it loads the model libraries
 
     return endpoint_failure(e)
 
@@ -198,10 +200,6 @@ def _parser() -> argparse.ArgumentParser:
         "mcp", help="research, ingest and reports for MCP clients (assistants, editors), on stdio"
     )
     mcp.set_defaults(run=run_mcp)
-
-    # Imported here, not at the top: deepsift.eval.command imports deepsift.cli.console, and
-    # importing that runs this module first.
-    from deepsift.eval.command import add_parser as add_eval
 
     add_eval(commands)
     for name in ("ingest", "research", "batch", "collections", "eval", "serve", "mcp"):

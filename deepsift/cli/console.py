@@ -13,7 +13,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from deepsift.live_steps import NEXT_STEP, step_lines
+from deepsift.agents.live_steps import NEXT_STEP, step_lines
 
 err = Console(stderr=True)
 out = Console()
@@ -52,7 +52,7 @@ class Waiting:
         self.step = step
 
     def __rich__(self) -> str:
-        from deepsift.models import llm_waiting  # loaded by then: the run has started
+        from deepsift.llm.models import llm_waiting  # loaded by then: the run has started
 
         waited = llm_waiting()
         if waited is None or waited < 1:

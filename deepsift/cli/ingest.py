@@ -12,9 +12,9 @@ from deepsift.config import Settings
 
 
 def run_ingest(args: argparse.Namespace, settings: Settings) -> int:
-    from deepsift.citations import display_path
     from deepsift.ingest.pipeline import FileResult, ingest
-    from deepsift.models import get_embedder
+    from deepsift.llm.models import get_embedder
+    from deepsift.report.citations import display_path
     from deepsift.store import Store, check_collection_name
 
     check_collection_name(args.collection)

@@ -8,7 +8,7 @@ from deepsift.errors import UserError
 
 def run_mcp(args: argparse.Namespace, settings: Settings) -> int:
     try:
-        from deepsift.mcp_server import serve
+        from deepsift.serve.mcp import serve
     except ImportError as e:
         raise UserError(
             f"deepsift mcp needs the mcp extra ({e.name} is missing): pip install -e '.[mcp]'"

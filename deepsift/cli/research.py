@@ -8,10 +8,11 @@ from typing import Any
 from rich.markdown import Markdown
 from rich.markup import escape
 
+from deepsift.agents import AGENTS
 from deepsift.cli.console import err, live_view, out
 from deepsift.config import Settings
 from deepsift.errors import RunStopped, UserError
-from deepsift.export import check_output, report_format, write_report
+from deepsift.report.export import check_output, report_format, write_report
 
 REVIEW_HELP = """Enter: run this plan · e N TEXT: edit query N · d N: drop query N
 s N A,B: search query N in sources A,B · a TEXT: add a query · q: stop here (resume later)"""
@@ -154,7 +155,6 @@ def _edit_plan(plan: list[dict[str, Any]], line: str, sources: dict[str, str]) -
 
 
 def run_graph(args: argparse.Namespace, settings: Settings) -> int:
-    from deepsift.graph import mermaid
-
-    print(mermaid(args.agent))
+    # Drawn without a store or a model.
+    print(AGENTS[args.agent].build(None).get_graph().draw_mermaid())
     return 0

@@ -4,9 +4,9 @@ Ranked recall@k: the fraction of a question's gold titles found among the titles
 chunks of the run's ranking (all chunks the run gathered, best fused score first).
 """
 
-import re
-import string
 from collections import Counter
+
+from deepsift.text.words import normalize_answer
 
 
 def recall_at_k(ranked_titles: list[str], gold: list[str], k: int) -> float:
@@ -18,14 +18,6 @@ def recall_at_k(ranked_titles: list[str], gold: list[str], k: int) -> float:
 
 def all_found(ranked_titles: list[str], gold: list[str], k: int) -> bool:
     return bool(gold) and set(gold) <= set(ranked_titles[:k])
-
-
-def normalize_answer(text: str) -> str:
-    """Lowercase, drop punctuation and articles, squeeze spaces (the SQuAD normalisation)."""
-    text = text.lower()
-    text = "".join(ch for ch in text if ch not in set(string.punctuation))
-    text = re.sub(r"\b(a|an|the)\b", " ", text)
-    return " ".join(text.split())
 
 
 def exact_match(prediction: str, gold: str) -> float:

@@ -9,16 +9,16 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
 from deepsift.api import ResearchResult
-from deepsift.claims import names, numbers, unsupported
 from deepsift.errors import UserError
+from deepsift.llm.structured import ask_structured
 from deepsift.prompts import judge as prompt
-from deepsift.report_shape import Labels, echoes_query, is_english, labels
-from deepsift.state import Chunk, Source, Usage
-from deepsift.structured import ask_structured
+from deepsift.records import Chunk, Source, Usage
+from deepsift.report.claims import names, numbers, unsupported
+from deepsift.report.headings import Labels, echoes_query, is_english, labels
+from deepsift.text.marks import cited, without_marks
+from deepsift.text.sentences import split_sentences
+from deepsift.text.words import words
 
-_MARKS = re.compile(r"\[(\d+)\]")
-_WORDS = re.compile(r"[^\W_][\w'’.,%-]*")
-_SENTENCE_END = re.compile(r"(?<=[.!?])(?:\[\d+\])*\s+(?=[A-Z0-9\"“(])|(?<=\]\.)\s+")
 COLUMNS = [
     "words",
     "sections",
@@ -79,10 +79,10 @@ def cited_sentences(report: str, says: Labels | None = None) -> list[tuple[str, 
     said = []
     for paragraph in re.split(r"\n\s*\n|\n(?=- )", body_of(report, says)):
         text = " ".join(paragraph.removeprefix("- ").split())
-        sentences = [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
+        sentences = [s.strip() for s in split_sentences(text) if s.strip()]
         marks: list[int] = []
         for sentence in reversed(sentences):
-            marks = [int(n) for n in _MARKS.findall(sentence)] or marks
+            marks = cited(sentence) or marks
             said.append((sentence, marks))
     return said
 
@@ -114,7 +114,7 @@ def score(
     fixed = {says.findings, says.conclusion, says.notes, says.sources}
     headings = [h for h in re.findall(r"^## (.*)$", result.report, re.MULTILINE) if h not in fixed]
     return {
-        "words": len(_WORDS.findall(_MARKS.sub("", body_of(result.report, says)))),
+        "words": len(words(without_marks(body_of(result.report, says)))),
         "sections": len(headings),
         # written for a reader: neither a question nor a query of the run
         "reader_headings": sum(

@@ -3,10 +3,11 @@
 Results are appended as each question finishes, so an interrupted run keeps what it did and a
 rerun with the same output folder answers only what is missing.
 
-One deepsift run with max_iterations=N also yields the results for 1..N: the graph is
-deterministic up to round r whatever the bound, so the state after round r (its chunks and its
-usage) is exactly what a run bounded at r would have ended with. Search-o1 rows carry its
-`max_searches` in that column, ReAct rows its `max_steps`.
+One deepsift run with max_iterations=N also yields the results for 1..N (an agent with a
+`round_end`): the graph is deterministic up to round r whatever the bound, so the state after
+round r (its chunks and its usage) is exactly what a run bounded at r would have ended with.
+The max_iterations column holds each agent's own bound: Search-o1's `max_searches`, ReAct's
+`max_steps`.
 """
 
 import hashlib
@@ -21,19 +22,19 @@ from typing import Any, Literal
 from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel
 
+from deepsift.agents import AGENTS, Agent
 from deepsift.config import Settings
 from deepsift.deps import Deps
 from deepsift.errors import UserError
+from deepsift.eval import NAIVE
 from deepsift.eval.datasets import EvalQuestion
 from deepsift.eval.metrics import all_found, exact_match, recall_at_k, token_f1
-from deepsift.graph import build_graph, recursion_limit
+from deepsift.graph.ranking import ranked
+from deepsift.llm.structured import ask_structured
 from deepsift.nodes.answer import answer
 from deepsift.prompts import judge as judge_prompt
-from deepsift.react import build_react
-from deepsift.search_o1 import build_search_o1
-from deepsift.state import Chunk, Usage, ranked
+from deepsift.records import Chunk, Usage
 from deepsift.store import Store, StoredChunk
-from deepsift.structured import ask_structured
 
 Mode = Literal["retrieval", "answers"]
 RANKING_DEPTH = 10
@@ -125,27 +126,26 @@ def judge(deps: Deps, question: EvalQuestion, prediction: str) -> tuple[bool | N
 
 
 class Evaluator:
-    """Runs the agents on questions against one collection, in retrieval or answer mode."""
+    """Runs the agents on questions against one collection, in retrieval or answer mode, each
+    agent bounded as `bounds` says (by its bound's name: max_iterations, max_searches, ...)."""
 
-    def __init__(
-        self,
-        deps: Deps,
-        collection: str,
-        mode: Mode,
-        max_iterations: int,
-        max_searches: int = 5,
-        max_steps: int = 8,
-    ) -> None:
+    def __init__(self, deps: Deps, collection: str, mode: Mode, bounds: dict[str, int]) -> None:
         self.deps = deps
         self.collection = collection
         self.mode = mode
-        self.max_iterations = max_iterations
-        self.max_searches = max_searches
-        self.max_steps = max_steps
-        finish = "answer" if mode == "answers" else "retrieval"
-        self.graph = build_graph(deps=deps, finish=finish)
-        self.search_o1_graph = build_search_o1(deps)
-        self.react_graph = build_react(deps)
+        self.bounds = bounds
+        self._graphs: dict[str, Any] = {}
+
+    def run(self, name: str, question: EvalQuestion) -> Iterator[Outcome]:
+        if name == NAIVE:
+            return self.naive(question)
+        agent = AGENTS[name]
+        if name not in self._graphs:
+            finish = "answer" if self.mode == "answers" else "retrieval"
+            self._graphs[name] = agent.build(self.deps, None, finish)
+        if agent.round_end:
+            return self._by_round(agent, self._graphs[name], question)
+        return self._to_the_end(agent, self._graphs[name], question)
 
     def naive(self, question: EvalQuestion) -> Iterator[Outcome]:
         """One hybrid search with the question as asked (and, for answers, one answer call)."""
@@ -160,83 +160,65 @@ class Evaluator:
             usage, prediction = update["usage"], update["answer"]
         yield Outcome(0, hits, 1, usage, time.monotonic() - started, prediction)
 
-    def deepsift(self, question: EvalQuestion) -> Iterator[Outcome]:
-        """The graph bounded at max_iterations, reported as if bounded at each of 1..max."""
+    def _by_round(self, agent: Agent, graph: Any, question: EvalQuestion) -> Iterator[Outcome]:
+        """The agent bounded at its bound N, reported as if bounded at each of 1..N (answers:
+        at N alone)."""
         started = time.monotonic()
+        bound = self.bounds[agent.bound]
         run_input = {
             "question": question.question,
             "sources_to_search": [self.collection],
-            "max_iterations": self.max_iterations,
+            agent.bound: bound,
         }
-        config = {"recursion_limit": recursion_limit("deepsift", self.max_iterations)}
-        # The state right after each round's searches and hop: what a run bounded there ends with
+        config = {"recursion_limit": agent.step_limit(bound)}
+        # The state right after each round's last step: what a run bounded there ends with
         # (a bounded run skips that round's reflection).
         after_round: dict[int, dict[str, Any]] = {}
         state: dict[str, Any] = {}
         ran: set[str] = set()
-        for mode, chunk in self.graph.stream(run_input, config, stream_mode=["updates", "values"]):
+        for mode, chunk in graph.stream(run_input, config, stream_mode=["updates", "values"]):
             if mode == "updates":
                 ran.update(chunk)
                 continue
             state = chunk
-            if "hop" in ran:
+            if agent.round_end in ran:
                 after_round[state["iteration"]] = {**state, "seconds": time.monotonic() - started}
             ran.clear()
         last = max(after_round)
         # An answer exists only at the end of the run, so answers are scored at the bound alone.
-        first = self.max_iterations if self.mode == "answers" else 1
-        for bound in range(first, self.max_iterations + 1):
+        first = bound if self.mode == "answers" else 1
+        for bounded in range(first, bound + 1):
             # Past the round where reflection said "enough", a run bounded there would have
             # made that reflection too: it ends as the whole run did.
-            final = bound == self.max_iterations or bound > last
-            snapshot = state if final else after_round[bound]
+            final = bounded == bound or bounded > last
+            snapshot = state if final else after_round[bounded]
             yield Outcome(
-                bound,
+                bounded,
                 ranked(snapshot),
-                min(bound, last),
+                min(bounded, last),
                 snapshot.get("usage") or Usage(),
                 time.monotonic() - started if final else snapshot["seconds"],
-                state.get("answer", "") if bound == self.max_iterations else "",
+                state.get("answer", "") if bounded == bound else "",
                 snapshot.get("sub_queries", []),
             )
 
-    def search_o1(self, question: EvalQuestion) -> Iterator[Outcome]:
-        """Search-o1 at max_searches; for retrieval it stops before writing its report."""
-        skip = ["finish"] if self.mode == "retrieval" else None
-        run_input = {"max_searches": self.max_searches}
-        return self._answering("search-o1", self.search_o1_graph, run_input, question, skip)
-
-    def react(self, question: EvalQuestion) -> Iterator[Outcome]:
-        """ReAct at max_steps; for retrieval it stops before its vote and its report."""
-        skip = ["vote", "finish"] if self.mode == "retrieval" else None
-        run_input = {"max_steps": self.max_steps}
-        return self._answering("react", self.react_graph, run_input, question, skip)
-
-    def _answering(
-        self,
-        agent: str,
-        graph: Any,
-        bound: dict[str, int],
-        question: EvalQuestion,
-        skip: list[str] | None,
-    ) -> Iterator[Outcome]:
-        """An agent that ends with a short answer, bounded as `bound` says, run to its end or
-        stopped before the steps in `skip`."""
+    def _to_the_end(self, agent: Agent, graph: Any, question: EvalQuestion) -> Iterator[Outcome]:
+        """The agent run to its end at its bound; for retrieval it was built to stop before
+        its answer and report."""
         started = time.monotonic()
+        bound = self.bounds[agent.bound]
         run_input = {
-            "agent": agent,
+            "agent": agent.name,
             "question": question.question,
             "sources_to_search": [self.collection],
-            **bound,
+            agent.bound: bound,
         }
-        (limit,) = bound.values()
-        config = {"recursion_limit": recursion_limit(agent, limit)}
+        config = {"recursion_limit": agent.step_limit(bound)}
         state: dict[str, Any] = {}
-        values = graph.stream(run_input, config, stream_mode="values", interrupt_before=skip)
-        for latest in values:
+        for latest in graph.stream(run_input, config, stream_mode="values"):
             state = latest
         yield Outcome(
-            limit,
+            bound,
             ranked(state),
             state.get("iteration", 0),
             state.get("usage") or Usage(),
@@ -245,15 +227,6 @@ class Evaluator:
             state.get("sub_queries", []),
             state.get("answered_by", ""),
         )
-
-    def run(self, agent: str, question: EvalQuestion) -> Iterator[Outcome]:
-        runs = {
-            "naive": self.naive,
-            "deepsift": self.deepsift,
-            "search-o1": self.search_o1,
-            "react": self.react,
-        }
-        return runs[agent](question)
 
 
 def record(
@@ -289,18 +262,14 @@ def record(
     return row
 
 
-def bounds(
-    agent: str, mode: Mode, max_iterations: int, max_searches: int, max_steps: int = 0
-) -> list[int]:
-    """The max_iterations column of the rows one question gets from `agent`."""
-    if agent == "naive":
+def bounds(name: str, mode: Mode, bounds: dict[str, int]) -> list[int]:
+    """The max_iterations column of the rows one question gets from the agent `name`."""
+    if name == NAIVE:
         return [0]
-    if agent == "search-o1":
-        return [max_searches]
-    if agent == "react":
-        return [max_steps]
-    first = 1 if mode == "retrieval" else max_iterations
-    return list(range(first, max_iterations + 1))
+    agent = AGENTS[name]
+    bound = bounds[agent.bound]
+    first = 1 if agent.round_end and mode == "retrieval" else bound
+    return list(range(first, bound + 1))
 
 
 def failed(agent: str, question: EvalQuestion, bounds: list[int], error: Exception) -> list[dict]:

@@ -1,1 +1,5 @@
-"""Loading, chunking and storing documents."""
+"""Ingest: documents loaded from files (loaders.py), cut into chunks that carry their headings
+(chunking.py), and embedded and stored, skipping what is unchanged (pipeline.py).
+
+May import store, llm, config, errors, records and text.
+"""

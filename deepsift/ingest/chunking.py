@@ -1,11 +1,9 @@
 """Split a loaded document into overlapping chunks that carry their section headings as context."""
 
-import re
 from dataclasses import dataclass
 
 from deepsift.ingest.loaders import LoadedDocument
-
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+from deepsift.text.sentences import split_sentences
 
 
 @dataclass
@@ -61,7 +59,7 @@ def _split_long(text: str, max_chars: int, overlap: int) -> list[str]:
         return [text]
     pieces: list[str] = []
     current = ""
-    for unit in (u for s in _SENTENCE_END.split(text) for u in _cut(s, max_chars)):
+    for unit in (u for s in split_sentences(text) for u in _cut(s, max_chars)):
         if current and len(current) + 1 + len(unit) > max_chars:
             pieces.append(current)
             current = _tail(current, min(overlap, max_chars - len(unit) - 1))

@@ -14,7 +14,7 @@ from typing import Literal
 from deepsift.config import Settings
 from deepsift.ingest.chunking import TextChunk, chunk_document
 from deepsift.ingest.loaders import SUPPORTED, LoadError, load
-from deepsift.models import Embedder
+from deepsift.llm.models import Embedder
 from deepsift.store import Store, StoredChunk
 
 Status = Literal["added", "updated", "unchanged", "failed", "pruned"]

@@ -2,10 +2,11 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel
 
 from deepsift.deps import Deps
-from deepsift.excerpts import numbered
+from deepsift.graph.ranking import ranked
+from deepsift.graph.state import ResearchState
+from deepsift.llm.structured import ask_structured
 from deepsift.prompts import answer as prompt
-from deepsift.state import ResearchState, ranked
-from deepsift.structured import ask_structured
+from deepsift.report.excerpts import numbered
 
 ANSWER_CHUNKS = 8
 ANSWER_TOKENS = 64

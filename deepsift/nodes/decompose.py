@@ -4,11 +4,11 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel
 
 from deepsift.deps import Deps
+from deepsift.graph.sources import resolve_sources
+from deepsift.graph.state import ResearchState
+from deepsift.llm.structured import ask_structured
 from deepsift.prompts import decompose as prompt
-from deepsift.queries import clean_queries
-from deepsift.sources import resolve_sources
-from deepsift.state import ResearchState
-from deepsift.structured import ask_structured
+from deepsift.text.queries import clean_queries
 
 log = logging.getLogger(__name__)
 

@@ -1,7 +1,9 @@
-from deepsift.bridge import asked_names, bridge_names, bridge_queries, names_itself
 from deepsift.deps import Deps
-from deepsift.sources import WEB
-from deepsift.state import Chunk, ResearchState, in_lead, merge_chunks, ranked, result_list
+from deepsift.graph.bridge import asked_names, bridge_names, bridge_queries, names_itself
+from deepsift.graph.ranking import in_lead, merge_chunks, ranked, result_list
+from deepsift.graph.sources import WEB
+from deepsift.graph.state import ResearchState
+from deepsift.records import Chunk
 
 
 def hop(state: ResearchState, deps: Deps) -> dict:

@@ -4,15 +4,16 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.types import Command
 from pydantic import BaseModel
 
-from deepsift import budget
 from deepsift.deps import Deps
-from deepsift.excerpts import label, quoted
-from deepsift.models import similarities
+from deepsift.graph import budget
+from deepsift.graph.ranking import ranked
+from deepsift.graph.sources import all_sources
+from deepsift.graph.state import ResearchState
+from deepsift.llm.models import similarities
+from deepsift.llm.structured import ask_structured
 from deepsift.prompts import reflect as prompt
-from deepsift.queries import clean_queries, with_new_terms
-from deepsift.sources import all_sources
-from deepsift.state import ResearchState, ranked
-from deepsift.structured import ask_structured
+from deepsift.report.excerpts import label, quoted
+from deepsift.text.queries import clean_queries, with_new_terms
 
 MAX_NEW_QUERIES = 3
 EXCERPTS = 8

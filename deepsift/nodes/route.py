@@ -6,12 +6,13 @@ from langgraph.types import Command, Send
 from pydantic import BaseModel
 
 from deepsift.deps import Deps
-from deepsift.models import similarities
+from deepsift.graph.sources import WEB, available_sources
+from deepsift.graph.state import ResearchState, Route, SearchTask
+from deepsift.llm.models import similarities
+from deepsift.llm.structured import ask_structured
 from deepsift.prompts import route as prompt
-from deepsift.report_shape import shape_of
-from deepsift.sources import WEB, available_sources
-from deepsift.state import ResearchState, Route, SearchTask, Usage
-from deepsift.structured import ask_structured
+from deepsift.records import Usage
+from deepsift.report.shape import shape_of
 
 
 class QueryRoute(BaseModel):

@@ -28,11 +28,11 @@ from deepsift.api import read_run
 from deepsift.config import Settings
 from deepsift.deps import Deps
 from deepsift.errors import UserError
-from deepsift.export import FORMATS, to_docx, to_html, to_pdf
+from deepsift.graph.sources import WEB, WEB_DESCRIPTION
 from deepsift.ingest.pipeline import FileResult, ingest
+from deepsift.report.export import FORMATS, report_bytes
 from deepsift.serve.runs import RunRecord, RunRequest, Runs, one_line_error, result_payload
 from deepsift.serve.uploads import UploadRefused, check_type, save, upload_folder
-from deepsift.sources import WEB, WEB_DESCRIPTION
 
 STATIC = Path(__file__).parent / "static"
 LOOPBACK_NAMES = {"127.0.0.1", "localhost", "::1"}
@@ -146,8 +146,7 @@ def create_app(
         if not result or not result["report"]:
             return error(f"run {thread_id} has no report (yet)", 404)
         text = result["report"]
-        convert = {"md": str.encode, "html": lambda r: to_html(r).encode(), "pdf": to_pdf}
-        data = await run_in_threadpool(convert.get(fmt, to_docx), text)
+        data = await run_in_threadpool(report_bytes, text, fmt)
         disposition = f'attachment; filename="deepsift-{thread_id}.{fmt}"'
         return Response(data, media_type=MEDIA[fmt], headers={"Content-Disposition": disposition})
 

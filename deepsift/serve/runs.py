@@ -15,16 +15,15 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 from rich.text import Text
 
-from deepsift.agents import AGENTS
+from deepsift.agents import agent
+from deepsift.agents.live_steps import NEXT_STEP, step_lines
 from deepsift.api import new_thread_id, research
-from deepsift.config import Settings
+from deepsift.config import Length, Settings
 from deepsift.deps import Deps
 from deepsift.errors import UserError
-from deepsift.export import body_html
-from deepsift.live_steps import NEXT_STEP, step_lines
-from deepsift.models import endpoint_failure
-from deepsift.report_shape import Length
-from deepsift.sources import resolve_sources
+from deepsift.graph.sources import resolve_sources
+from deepsift.llm.models import endpoint_failure
+from deepsift.report.export import body_html
 
 Status = Literal["queued", "running", "done", "paused", "failed", "stopped"]
 INDEX_FILE = "serve-runs.json"
@@ -109,8 +108,7 @@ class Runs:
 
     def start(self, request: RunRequest) -> Run:
         """Check the request, queue the run, and return it; a bad request is a UserError."""
-        if request.agent not in AGENTS:
-            raise UserError(f"unknown agent {request.agent!r}; choose from {', '.join(AGENTS)}")
+        agent(request.agent)  # an unknown agent is refused before it is queued
         if request.thread_id:
             known = self._index.get(request.thread_id)
             question = request.question or (known.question if known else "")

@@ -15,11 +15,11 @@ from pydantic import BaseModel
 from deepsift.config import Settings
 from deepsift.ingest.chunking import chunk_document
 from deepsift.ingest.loaders import Block, LoadedDocument
-from deepsift.models import Embedder, similarities
+from deepsift.llm.models import Embedder, similarities
+from deepsift.llm.structured import ask_structured
 from deepsift.prompts import web as prompt
-from deepsift.queries import clean_queries
-from deepsift.state import Chunk, Usage
-from deepsift.structured import ask_structured
+from deepsift.records import Chunk, Usage
+from deepsift.text.queries import clean_queries
 from deepsift.web import WEB
 from deepsift.web.fetch import ExcludedPage, FetchError, Page, PageFetcher
 from deepsift.web.filters import WebFilter

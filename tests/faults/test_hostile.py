@@ -7,13 +7,13 @@ from pathlib import Path
 import pytest
 
 from deepsift import Settings, research
-from deepsift.citations import sources_section
+from deepsift.agents.search_o1 import _result
 from deepsift.deps import Deps
-from deepsift.excerpts import numbered, quoted
-from deepsift.models import chat_model, get_embedder
+from deepsift.llm.models import chat_model, get_embedder
 from deepsift.prompts.search_o1 import BEGIN_QUERY, BEGIN_RESULT, END_RESULT
-from deepsift.search_o1 import _result
-from deepsift.state import Chunk, Source
+from deepsift.records import Chunk, Source
+from deepsift.report.citations import sources_section
+from deepsift.report.excerpts import numbered, quoted
 
 from fake_openai import FakeOpenAI, schema_name
 from scripted import ScriptedResearcher, ScriptedSearchO1, excerpts

@@ -19,7 +19,7 @@ from deepsift.ingest import pipeline
 from deepsift.ingest.chunking import chunk_document
 from deepsift.ingest.loaders import load
 from deepsift.ingest.pipeline import chunk_id, find_files, ingest
-from deepsift.models import get_embedder
+from deepsift.llm.models import get_embedder
 from deepsift.store import Store
 
 from fake_openai import FakeOpenAI

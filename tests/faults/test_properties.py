@@ -9,14 +9,15 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
-from deepsift.citations import resolve_citations
-from deepsift.cited_text import WRITTEN_MARKS, CitedSentence, CitedText, with_marks
-from deepsift.claims import _NUMBER, hold_to_evidence, unsupported
 from deepsift.ingest.chunking import chunk_document
 from deepsift.ingest.loaders import Block, LoadedDocument
-from deepsift.state import Chunk
-from deepsift.structured import parse_json
-from deepsift.untrusted import visible
+from deepsift.llm.structured import parse_json
+from deepsift.records import Chunk
+from deepsift.report.citations import resolve_citations
+from deepsift.report.cited_text import CitedSentence, CitedText, with_marks
+from deepsift.report.claims import _NUMBER, hold_to_evidence, unsupported
+from deepsift.text.marks import without_marks
+from deepsift.text.untrusted import visible
 from deepsift.web.fetch import FetchError, _checked_address, _parse, is_public
 
 FAST = settings(max_examples=200, deadline=None, derandomize=True, database=None)
@@ -201,7 +202,7 @@ def test_the_claim_check_never_raises(text, evidence):
 @FAST
 @given(prose)
 def test_a_sentence_whose_numbers_its_evidence_holds_passes(text):
-    held = [m.group(0) for m in _NUMBER.finditer(WRITTEN_MARKS.sub(" ", text))]
+    held = [m.group(0) for m in _NUMBER.finditer(without_marks(text, " "))]
 
     assert unsupported(text, ["; ".join(held)], check_names=False) == []
 

@@ -1,19 +1,19 @@
 """The short report of the answering agents (Search-o1, ReAct): the answer reached, then cited
 findings from the excerpts the agent read, then Notes and Sources. Each finding's numbers and
-names are checked against the excerpts it cites, as in the deepsift report (deepsift.claims);
+names are checked against the excerpts it cites, as in the deepsift report (deepsift.report.claims);
 one that fails is left out (no rewrite: the report stays one call), and the Notes say so."""
 
 from langchain_core.messages import HumanMessage, SystemMessage
 
-from deepsift.citations import cited_report
-from deepsift.cited_text import CitedText, clean, render
-from deepsift.claims import hold_to_evidence
 from deepsift.deps import Deps
-from deepsift.excerpts import numbered
+from deepsift.llm.structured import ask_structured
 from deepsift.prompts import short_report as prompt
-from deepsift.report_shape import is_english
-from deepsift.state import Chunk, Source, Usage
-from deepsift.structured import ask_structured
+from deepsift.records import Chunk, Source, Usage
+from deepsift.report.citations import cited_report
+from deepsift.report.cited_text import CitedText, clean, render
+from deepsift.report.claims import hold_to_evidence
+from deepsift.report.excerpts import numbered
+from deepsift.report.headings import is_english
 
 
 def short_report(

@@ -8,23 +8,18 @@ file share a number and the Sources list names each file once, with the chunks c
 import re
 from pathlib import Path
 
-from deepsift.report_shape import Labels, labels
-from deepsift.state import Chunk, Source
-from deepsift.untrusted import flat, visible
+from deepsift.records import Chunk, Source
+from deepsift.report.headings import SOURCES_LISTING, Labels, labels
+from deepsift.text.marks import MARK, cited, mark, mark_all, numbers_of
+from deepsift.text.untrusted import flat, visible
 
 # A mark with the spaces before it: a mark that is removed takes them along ("made up [7]." ->
 # "made up.") and leaves the rest of the text as it was.
-_CITATION = re.compile(r"([ \t]*)\[(\d+(?:\s*[,;]\s*\d+)*)\]")
+_CITATION = re.compile(rf"([ \t]*){MARK.pattern}")
+_MARK_RUN = re.compile(rf"(?:{MARK.pattern})+")
 _KEPT = "\x00{}\x01"  # a resolved mark, until every unresolved one is gone (visible() drops these)
-# A heading that is only one of these words heads a list of sources ("## Sources of phosphorus
-# in the lake" is a section, and stays): one the model wrote is removed, up to the end.
-_LISTING = r"(sources|references|bibliography)[ \t]*:?[ \t]*"
-_OWN_SOURCES = re.compile(rf"\n#+[ \t]*{_LISTING}(\n.*)?\Z", re.IGNORECASE | re.DOTALL)
-
-
-def lists_sources(heading: str) -> bool:
-    """True for a heading that would read as (and be removed as) a list of sources."""
-    return re.fullmatch(_LISTING, heading.strip(), re.IGNORECASE) is not None
+# A list of sources the model wrote is removed, up to the end.
+_OWN_SOURCES = re.compile(rf"\n#+[ \t]*{SOURCES_LISTING}(\n.*)?\Z", re.IGNORECASE | re.DOTALL)
 
 
 def display_path(source: str) -> str:
@@ -44,7 +39,7 @@ def resolve_citations(text: str, shown: list[Chunk]) -> tuple[str, list[Source]]
 
     def rewrite(match: re.Match) -> str:
         kept = []
-        for number in (int(n) for n in re.split(r"[,;]", match.group(2))):
+        for number in numbers_of(match.group(2)):
             if 1 <= number <= len(shown):
                 chunk = shown[number - 1]
                 if chunk.source not in documents:
@@ -63,9 +58,7 @@ def resolve_citations(text: str, shown: list[Chunk]) -> tuple[str, list[Source]]
         body = _CITATION.sub("", body)
     body = body.replace("\x00", "[").replace("\x01", "]")
     # [1][2][1] -> [1][2]: marks that became the same document's number once renumbered
-    body = re.sub(
-        r"(?:\[\d+\])+", lambda m: "".join(dict.fromkeys(re.findall(r"\[\d+\]", m[0]))), body
-    )
+    body = _MARK_RUN.sub(lambda m: mark_all(dict.fromkeys(cited(m[0]))), body)
     return body, list(documents.values())
 
 
@@ -98,7 +91,7 @@ def notes_section(failures: list[str], remarks: list[str], heading: str = "Notes
 
 
 def sources_section(sources: list[Source], heading: str = "Sources") -> str:
-    lines = [f"[{s.n}] {_title(s.title)} — {_code(display_path(s.source))}" for s in sources]
+    lines = [f"{mark(s.n)} {_title(s.title)} — {_code(display_path(s.source))}" for s in sources]
     return f"## {heading}\n\n" + ("\n\n".join(lines) if lines else "No source was cited.")
 
 

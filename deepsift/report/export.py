@@ -18,9 +18,9 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from deepsift.errors import UserError
+from deepsift.text.marks import MARK
 
 FORMATS = ("md", "html", "pdf", "docx")
-_CITATION = re.compile(r"\[(\d+)\]")
 _STYLE = """body{font-family:Georgia,serif;max-width:46em;margin:2em auto;padding:0 1em;\
 line-height:1.5;color:#222}h1,h2,h3{font-family:Helvetica,Arial,sans-serif}a.cite{\
 text-decoration:none}table{border-collapse:collapse}td,th{border:1px solid #999;padding:.2em .5em}\
@@ -50,15 +50,7 @@ def check_output(path: Path) -> None:
 
 def write_report(report: str, path: Path, fmt: str | None = None, title: str = "") -> None:
     """Write `report` (Markdown) to `path` in `fmt` (default: by extension), all or nothing."""
-    fmt = report_format(path, fmt)
-    if fmt == "md":
-        data = report.encode()
-    elif fmt == "html":
-        data = to_html(report, title).encode()
-    elif fmt == "pdf":
-        data = to_pdf(report)
-    else:
-        data = to_docx(report)
+    data = report_bytes(report, report_format(path, fmt), title)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
         with os.fdopen(handle, "wb") as file:
@@ -67,6 +59,19 @@ def write_report(report: str, path: Path, fmt: str | None = None, title: str = "
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def report_bytes(report: str, fmt: str, title: str = "") -> bytes:
+    """`report` (Markdown) as a file of format `fmt`, one of FORMATS."""
+    if fmt == "md":
+        return report.encode()
+    if fmt == "html":
+        return to_html(report, title).encode()
+    if fmt == "pdf":
+        return to_pdf(report)
+    if fmt == "docx":
+        return to_docx(report)
+    raise ValueError(f"no report format {fmt!r}")
 
 
 def _parser() -> MarkdownIt:
@@ -78,9 +83,15 @@ def body_html(report: str) -> str:
     rendered = _parser().render(report)
     sources = rendered.rfind("<h2>")
     head, tail = rendered[:sources], rendered[sources:]
-    head = _CITATION.sub(r'<a class="cite" href="#source-\1">[\1]</a>', head)
-    tail = re.sub(r"<p>\[(\d+)\]", r'<p id="source-\1">[\1]', tail)
+    head = MARK.sub(lambda m: _linked(m, '<a class="cite" href="#source-{n}">[{n}]</a>'), head)
+    tail = re.sub(rf"<p>{MARK.pattern}", lambda m: _linked(m, '<p id="source-{n}">[{n}]'), tail)
     return head + tail
+
+
+def _linked(mark: re.Match, template: str) -> str:
+    """A mark of one number as `template`; one of several (never in a cited report) as it is."""
+    number = mark.group(1)
+    return template.format(n=number) if number.isdigit() else mark.group(0)
 
 
 def to_html(report: str, title: str = "") -> str:

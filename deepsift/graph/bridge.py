@@ -7,7 +7,7 @@ with the name itself is the name's own page, as a hyperlink would lead to it.
 
 import re
 
-from deepsift.state import Chunk
+from deepsift.records import Chunk
 
 # Capitalised words and initials on one line, joined across the small words inside names
 # ("Duke of York", "J. R. R. Tolkien"); a full stop after a word ends the name (and a sentence).

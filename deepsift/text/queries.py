@@ -1,6 +1,6 @@
 """Clean the queries a model proposes: trimmed, non-empty, new, and no more than allowed."""
 
-import re
+from deepsift.text.words import words
 
 
 def clean_queries(proposed: list[str], limit: int, already: list[str] = ()) -> list[str]:
@@ -22,7 +22,7 @@ _STOPWORDS = set(
 
 def terms(text: str) -> set[str]:
     """The words of a query that carry meaning, case-folded."""
-    return {word for word in re.findall(r"\w+", text.casefold()) if word not in _STOPWORDS}
+    return {word for word in words(text.casefold()) if word not in _STOPWORDS}
 
 
 def with_new_terms(proposed: list[str], searched: list[str]) -> list[str]:

@@ -17,7 +17,7 @@ from langchain_openai import ChatOpenAI, OpenAIEmbeddings
 
 from deepsift.config import Settings
 from deepsift.errors import UserError
-from deepsift.replies import RunReplies
+from deepsift.llm.replies import RunReplies
 
 
 class ModelError(UserError):

@@ -8,7 +8,7 @@ from typing import Any
 
 from langgraph.types import Command
 
-from deepsift.state import StepCost, Usage
+from deepsift.records import StepCost, Usage
 
 
 def timed(name: str, step: Callable[..., Any]) -> Callable[..., Any]:

@@ -24,12 +24,11 @@ from pydantic import BaseModel, Field
 from rich.text import Text
 
 from deepsift import api
-from deepsift.config import Settings
+from deepsift.agents.live_steps import step_lines
+from deepsift.config import Length, Settings
 from deepsift.deps import Deps
 from deepsift.errors import UserError
-from deepsift.live_steps import step_lines
-from deepsift.models import Embedder, chat_model, endpoint_failure, get_embedder
-from deepsift.report_shape import Length
+from deepsift.llm.models import Embedder, chat_model, endpoint_failure, get_embedder
 from deepsift.store import CollectionInfo, Store
 from deepsift.web import WEB, web_configured
 

@@ -1,61 +1,10 @@
-"""How long a report is (report_length) and the words of its fixed headings in its language."""
+"""Every rule about a report's headings: its fixed headings in its language, which headings
+a section may not have (a question, a query, the report's own, a list of sources), and how a
+heading is printed."""
 
 import re
-from collections.abc import Mapping
-from typing import Literal
 
 from pydantic import BaseModel
-
-Length = Literal["brief", "standard", "long"]
-LENGTHS: tuple[Length, ...] = ("brief", "standard", "long")
-
-
-class Shape(BaseModel):
-    """A report length: its body's words (summary, sections and conclusion) and how they are
-    shared out."""
-
-    words: int
-    sections: int  # at most; fewer when fewer sub-queries found evidence
-    excerpts: int  # behind each section
-    findings: int  # bullets of the summary
-    depth: int = 1  # each sub-query's search returns this many times top_k chunks
-
-    @property
-    def summary_words(self) -> int:
-        return self.words // 10
-
-    @property
-    def conclusion_words(self) -> int:
-        return self.words // 10
-
-    def section_words(self, sections: int) -> int:
-        """Each section's share of the body, so the report keeps its length with fewer
-        sections."""
-        rest = self.words - self.summary_words - self.conclusion_words
-        return max(60, rest // max(1, sections))
-
-
-# Sections of three or four excerpts: a call writes some 150 words of what its excerpts say
-# (the embedded model, held to more, repeats itself), so length comes from more sections,
-# each from its own evidence. A long report's 40 excerpts take deeper searches: at top_k, its
-# sub-queries found enough for 7 or 8 sections on the sample corpus.
-SHAPES: dict[Length, Shape] = {
-    "brief": Shape(words=300, sections=2, excerpts=3, findings=2),
-    "standard": Shape(words=1000, sections=6, excerpts=3, findings=4),
-    "long": Shape(words=2500, sections=10, excerpts=4, findings=6, depth=2),
-}
-
-
-def shape_of(state: Mapping, length: str) -> Shape:
-    """The run's report shape: the state's report_length, else `length` (the setting)."""
-    return SHAPES[state.get("report_length") or length]
-
-
-def tokens_for(words: int) -> int:
-    """The completion budget for `words` of cited sentences: about 1.4 tokens a word, and the
-    JSON around each sentence (its text key and excerpt numbers, some 12 tokens per 20 words)."""
-    return round(words * 2.2) + 60
-
 
 # The headings the report writes itself. Section headings and prose come from the model in the
 # report's language; these are looked up, English when the language is not listed.
@@ -110,3 +59,52 @@ def _plain(text: str) -> str:
 def is_english(language: str) -> bool:
     """Unset counts as English: the claim check then also checks names (see claims.py)."""
     return language.strip().lower() in ("", "english", "en")
+
+
+HEADING_WORDS = 12  # a "heading" longer than this is a sentence
+# A heading that is only one of these words heads a list of sources ("## Sources of phosphorus
+# in the lake" is a section, and stays).
+SOURCES_LISTING = r"(sources|references|bibliography)[ \t]*:?[ \t]*"
+
+
+def lists_sources(heading: str) -> bool:
+    """True for a heading that would read as (and be removed as) a list of sources."""
+    return re.fullmatch(SOURCES_LISTING, heading.strip(), re.IGNORECASE) is not None
+
+
+def printed_heading(text: str, fallback: str) -> str:
+    """A heading as the report prints it: one line, no Markdown marks; never one that reads as
+    the report's own Sources list."""
+    text = " ".join(text.replace("#", " ").replace("*", " ").split()).strip(" :.")
+    if not text or len(text) > 120 or lists_sources(text):
+        return fallback
+    return text
+
+
+def reader_heading(text: str, asked: list[str]) -> str:
+    """`text` as a section heading; "" when it is a question, one of `asked` (the report's
+    question, the section's queries and the report's own headings) or longer than a
+    heading."""
+    heading = printed_heading(text, "")
+    if not heading or echoes_query(heading, asked) or len(heading.split()) > HEADING_WORDS:
+        return ""
+    return heading
+
+
+def query_heading(query: str, part: int) -> str:
+    """A section's first query as its heading; numbered where the section goes on from
+    another's query ("… (2)"), so the two stay apart."""
+    return part_heading(query[:1].upper() + query[1:], part)
+
+
+def distinct_headings(headings: list[str], fallbacks: list[str]) -> list[str]:
+    """A heading that an earlier section already has is replaced by the section's fallback
+    (its query heading)."""
+    seen: set[str] = set()
+    distinct = []
+    for heading, fallback in zip(headings, fallbacks, strict=True):
+        if heading.casefold() in seen:
+            heading = printed_heading(fallback, heading)
+        seen.add(heading.casefold())
+        distinct.append(heading)
+    return distinct

@@ -17,22 +17,21 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
 from typing_extensions import TypedDict
 
-from deepsift import budget
+from deepsift.agents import Finish, inline_search
 from deepsift.deps import Deps
-from deepsift.excerpts import numbered
+from deepsift.graph import budget
+from deepsift.graph.state import RunState, allow_state_types
+from deepsift.graph.steps import step
+from deepsift.llm.structured import strip_thinking
 from deepsift.nodes.answer import answer as answer_from_excerpts
-from deepsift.nodes.search import question_search, search_routed
 from deepsift.prompts import search_o1 as prompt
-from deepsift.queries import clean_queries
-from deepsift.short_report import short_report
-from deepsift.sources import resolve_sources
-from deepsift.state import Chunk, RunState, Usage, allow_state_types, usage_of
-from deepsift.steps import step
-from deepsift.structured import strip_thinking
-from deepsift.untrusted import as_data
+from deepsift.records import Chunk, Usage, usage_of
+from deepsift.report.excerpts import numbered
+from deepsift.report.short import short_report
+from deepsift.text.queries import clean_queries
+from deepsift.text.untrusted import as_data
 
 EXCERPTS_PER_SEARCH = 5
-REPORT_EXCERPTS = 8
 SHORT_ANSWER_WORDS = 5  # a longer final line is a sentence: the short answer is asked for
 SHORT_ANSWER_TOKENS = 32
 
@@ -51,8 +50,18 @@ class SearchO1State(RunState, total=False):
     answered_by: str  # "reasoning" (its final line) or "excerpts" (it found nothing)
 
 
+def build(
+    deps: Deps | None, checkpointer: BaseCheckpointSaver | None = None, finish: Finish = "report"
+) -> CompiledStateGraph:
+    """Search-o1 as the agents' registry builds it: a run for retrieval alone stops before its
+    answer and report."""
+    return build_search_o1(deps, checkpointer, ["finish"] if finish == "retrieval" else None)
+
+
 def build_search_o1(
-    deps: Deps, checkpointer: BaseCheckpointSaver | None = None
+    deps: Deps | None,
+    checkpointer: BaseCheckpointSaver | None = None,
+    stop_before: list[str] | None = None,
 ) -> CompiledStateGraph:
     """reason -> search -> reason ... -> finish (a short answer and a cited report)."""
     allow_state_types(checkpointer)
@@ -63,7 +72,7 @@ def build_search_o1(
     graph.add_edge(START, "reason")
     graph.add_edge("search", "reason")
     graph.add_edge("finish", END)
-    return graph.compile(checkpointer=checkpointer, name="search-o1")
+    return graph.compile(checkpointer=checkpointer, interrupt_before=stop_before, name="search-o1")
 
 
 def _conversation(state: SearchO1State, deps: Deps) -> list[BaseMessage]:
@@ -82,7 +91,7 @@ def reason(state: SearchO1State, deps: Deps) -> Command[Literal["search", "finis
     """Generate until the model writes a search query (the stop sequence) or an answer. The
     first turn checks the run's sources, before any LLM call."""
     max_searches = state.get("max_searches") or deps.settings.max_searches
-    entry = {} if state.get("turns") else _entry(state, deps)
+    entry = {} if state.get("turns") else inline_search.entry(state, deps)
     sources = entry.get("sources_to_search") or state["sources_to_search"]
     bound = deps.llm.bind(stop=[prompt.END_QUERY], max_tokens=deps.settings.reasoning_tokens)
     reply = bound.invoke(_conversation(state, deps))
@@ -106,14 +115,6 @@ def reason(state: SearchO1State, deps: Deps) -> Command[Literal["search", "finis
     return Command(goto="finish", update=update)
 
 
-def _entry(state: SearchO1State, deps: Deps) -> dict:
-    """The run's sources, checked; and the question's own search in its collections, so that
-    the run's ranking fuses every search of the reasoning with it (never worse than one)."""
-    sources = resolve_sources(deps, state.get("sources_to_search"), state.get("web"))
-    chunks = question_search(state["question"], sources, deps)
-    return {"sources_to_search": sources, "chunks": chunks}
-
-
 def search(state: SearchO1State, deps: Deps) -> dict:
     """Search the query in its routed sources and condense what was found (Reason-in-Documents);
     a repeated query is answered from what its first search found."""
@@ -124,12 +125,10 @@ def search(state: SearchO1State, deps: Deps) -> dict:
         return _result(findings[query.casefold()])
     if state.get("iteration", 0) >= max_searches:
         return {"turns": [Turn(role="user", content=prompt.LIMIT_REACHED)]}
-    chunks, best, usage, notes = search_routed(
+    chunks, best, usage, notes = inline_search.search_routed(
         query, state.get("sources_to_search"), deps, state.get("chunks", {}), EXCERPTS_PER_SEARCH
     )
-    numbers = dict(state.get("numbers", {}))
-    for chunk in best:
-        numbers.setdefault(chunk.id, len(numbers) + 1)
+    numbers = inline_search.with_numbers(state.get("numbers", {}), best)
     condensed, cost = _read_documents(state, query, best, numbers, deps)
     return {
         **_result(condensed),
@@ -223,15 +222,8 @@ def _read_documents(
 
 
 def _report_excerpts(state: SearchO1State) -> list[Chunk]:
-    """The excerpts the reasoning read, in the order it read them, those its condensed
-    knowledge cites first."""
-    chunks = state.get("chunks", {})
-    numbers = state.get("numbers", {})
-    read = sorted((n, chunk_id) for chunk_id, n in numbers.items() if chunk_id in chunks)
-    knowledge = " ".join(state.get("findings", {}).values())
-    cited = [chunk_id for n, chunk_id in read if f"[{n}]" in knowledge]
-    ordered = cited + [chunk_id for _, chunk_id in read if chunk_id not in cited]
-    return [chunks[chunk_id] for chunk_id in ordered[:REPORT_EXCERPTS]]
+    """The excerpts the reasoning read, those its condensed knowledge cites first."""
+    return inline_search.report_excerpts(state, " ".join(state.get("findings", {}).values()))
 
 
 def _query(text: str) -> str:

@@ -13,7 +13,9 @@ from collections.abc import Callable
 
 from pydantic import BaseModel
 
-from deepsift.cited_text import WRITTEN_MARKS, CitedSentence
+from deepsift.report.cited_text import CitedSentence
+from deepsift.text.marks import without_marks
+from deepsift.text.words import words
 
 _SCALES = {
     "k": 1e3,
@@ -42,14 +44,13 @@ _UNIT = re.compile(
     + r")\b",
     re.IGNORECASE,
 )
-_WORD = re.compile(r"[^\W_](?:[\w'’.-]*[^\W_])?")
 
 
 def numbers(text: str) -> list[tuple[float, float]]:
     """Each number in `text` as (value, half its last written digit: the rounding it allows);
     one too long for a float (over 300 digits) is not checked."""
     found = []
-    for whole, decimals, scale in _NUMBER.findall(WRITTEN_MARKS.sub(" ", text)):
+    for whole, decimals, scale in _NUMBER.findall(without_marks(text, " ")):
         factor = _SCALES[scale.lower()] if scale else 1.0
         value = float(whole.replace(",", "") + (f".{decimals}" if decimals else "")) * factor
         if math.isfinite(value):
@@ -60,9 +61,8 @@ def numbers(text: str) -> list[tuple[float, float]]:
 def names(text: str) -> list[str]:
     """Proper names and codes: capitalised words past a sentence's first word, and words mixing
     letters and digits ("A320"), folded."""
-    words = _WORD.findall(WRITTEN_MARKS.sub(" ", text))
     picked = []
-    for n, word in enumerate(words):
+    for n, word in enumerate(words(without_marks(text, " "))):
         has_digit = any(c.isdigit() for c in word)
         if (n > 0 and word[0].isupper()) or (has_digit and not word[0].isdigit()):
             picked.append(_fold(word))
@@ -72,7 +72,7 @@ def names(text: str) -> list[str]:
 def unsupported(sentence: str, evidence: list[str], check_names: bool = True) -> list[str]:
     """What `sentence` states that no text in `evidence` holds; [] when it all checks out."""
     held_values = [value for text in evidence for value in _held_values(text)]
-    held_words = {_fold(w) for text in evidence for w in _WORD.findall(text)}
+    held_words = {_fold(w) for text in evidence for w in words(text)}
     missing = [
         _written(value)
         for value, tolerance in numbers(sentence)
@@ -179,7 +179,5 @@ def _recited(
 
 def _lacks(text: str, missing: list[str]) -> list[str]:
     """Which of the `missing` items (as unsupported() names them) `text` does not hold."""
-    held = {_written(value) for value in _held_values(text)} | {
-        _fold(w) for w in _WORD.findall(text)
-    }
+    held = {_written(value) for value in _held_values(text)} | {_fold(w) for w in words(text)}
     return [item for item in missing if item not in held]

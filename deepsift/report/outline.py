@@ -4,9 +4,11 @@ which order, each with its own best excerpts."""
 import numpy as np
 from pydantic import BaseModel
 
-from deepsift.claims import names
-from deepsift.models import Embedder, similarities
-from deepsift.state import Chunk, ResearchState, ranked
+from deepsift.graph.ranking import ranked
+from deepsift.graph.state import ResearchState
+from deepsift.llm.models import Embedder, similarities
+from deepsift.records import Chunk
+from deepsift.report.claims import names
 
 # Sub-queries this similar (MiniLM cosine) may ask the same thing in other words; they do when
 # their searches also found mostly the same chunks (Jaccard), and then share one section. On a

@@ -6,7 +6,7 @@ the majority answers (self-consistency).
 
 The protocol is plain text that stops at "Observation:" (a stop sequence), so any chat endpoint
 runs it, the embedded model (which cannot call tools) included. The few-shot examples in the
-prompt are the ones most similar to the question (deepsift.fewshot).
+prompt are the ones most similar to the question (deepsift.agents.fewshot).
 """
 
 import operator
@@ -22,22 +22,24 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
 from typing_extensions import TypedDict
 
-from deepsift import budget, fewshot
-from deepsift.calculator import calculate
+from deepsift.agents import Finish, fewshot, inline_search
+from deepsift.agents.calculator import calculate
 from deepsift.deps import Deps
-from deepsift.excerpts import numbered
-from deepsift.nodes.search import question_search, search_routed
+from deepsift.graph import budget
+from deepsift.graph.ranking import ranked
+from deepsift.graph.state import RunState, allow_state_types
+from deepsift.graph.steps import step
+from deepsift.llm.structured import strip_thinking
 from deepsift.prompts import react as prompt
-from deepsift.short_report import short_report
-from deepsift.sources import resolve_sources
-from deepsift.state import Chunk, RunState, Usage, allow_state_types, ranked, usage_of
-from deepsift.steps import step
-from deepsift.structured import strip_thinking
-from deepsift.untrusted import one_line
+from deepsift.records import Chunk, Usage, usage_of
+from deepsift.report.excerpts import numbered
+from deepsift.report.short import short_report
+from deepsift.text.marks import mark
+from deepsift.text.untrusted import one_line
+from deepsift.text.words import normalize_answer
 
 EXCERPTS_PER_SEARCH = 3
 EXCERPT_CHARS = 700  # an observation stays short: the embedded model has 8k tokens a slot
-REPORT_EXCERPTS = 8
 MAX_INVALID = 3  # replies in a row without a valid action before the loop gives up
 VOTE_TEMPERATURE = 0.7  # samples must differ for a vote to mean anything
 
@@ -63,8 +65,18 @@ class ReActState(RunState, total=False):
     votes: dict[str, int]  # sampled answer -> how many samples gave it
 
 
+def build(
+    deps: Deps | None, checkpointer: BaseCheckpointSaver | None = None, finish: Finish = "report"
+) -> CompiledStateGraph:
+    """ReAct as the agents' registry builds it: a run for retrieval alone stops before its vote
+    and report."""
+    return build_react(deps, checkpointer, ["vote", "finish"] if finish == "retrieval" else None)
+
+
 def build_react(
-    deps: Deps | None, checkpointer: BaseCheckpointSaver | None = None
+    deps: Deps | None,
+    checkpointer: BaseCheckpointSaver | None = None,
+    stop_before: list[str] | None = None,
 ) -> CompiledStateGraph:
     """reason -> search | calculate -> reason ... -> finish, or -> vote -> finish."""
     allow_state_types(checkpointer)
@@ -83,7 +95,7 @@ def build_react(
     graph.add_edge("calculate", "reason")
     graph.add_edge("vote", "finish")
     graph.add_edge("finish", END)
-    return graph.compile(checkpointer=checkpointer, name="react")
+    return graph.compile(checkpointer=checkpointer, interrupt_before=stop_before, name="react")
 
 
 def reason(
@@ -143,12 +155,9 @@ def reason(
 
 
 def _entry(state: ReActState, deps: Deps) -> dict:
-    """The run's sources, checked; the few-shot examples for the question; and the question's
-    own search in its collections, so the run's ranking is never worse than one search."""
-    sources = resolve_sources(deps, state.get("sources_to_search"), state.get("web"))
-    chunks = question_search(state["question"], sources, deps)
+    """The agents' entry (inline_search.entry), and the few-shot examples for the question."""
     examples = fewshot.choose(state["question"], deps.embedder, deps.settings.react_examples)
-    return {"sources_to_search": sources, "chunks": chunks, "examples": examples}
+    return {**inline_search.entry(state, deps), "examples": examples}
 
 
 def _conversation(state: ReActState, max_steps: int) -> list[BaseMessage]:
@@ -174,18 +183,16 @@ def search(state: ReActState, deps: Deps) -> dict:
     query = " ".join(pending["argument"].split())
     searched = state.get("searched", {})
     if query.casefold() in searched:
-        shown = ", ".join(f"[{n}]" for n in searched[query.casefold()]) or "(none)"
+        shown = ", ".join(map(mark, searched[query.casefold()])) or "(none)"
         observation = prompt.ALREADY_SEARCHED.format(numbers=shown)
         return {"actions": [_observed(pending, observation, "searched already")]}
-    chunks, best, usage, notes = search_routed(
+    chunks, best, usage, notes = inline_search.search_routed(
         query, state.get("sources_to_search"), deps, state.get("chunks", {}), EXCERPTS_PER_SEARCH
     )
-    numbers = dict(state.get("numbers", {}))
-    new = [chunk for chunk in best if chunk.id not in numbers]
-    for chunk in best:
-        numbers.setdefault(chunk.id, len(numbers) + 1)
+    new = [chunk for chunk in best if chunk.id not in state.get("numbers", {})]
+    numbers = inline_search.with_numbers(state.get("numbers", {}), best)
     observation = _excerpts(best, new, numbers) or prompt.NOTHING_FOUND
-    summary = "; ".join(f"[{numbers[c.id]}] {one_line(c.title, 80)}" for c in best)
+    summary = "; ".join(f"{mark(numbers[c.id])} {one_line(c.title, 80)}" for c in best)
     return {
         "actions": [_observed(pending, observation, summary or "nothing found")],
         "sub_queries": [query],
@@ -200,7 +207,7 @@ def search(state: ReActState, deps: Deps) -> dict:
 
 def _excerpts(best: list[Chunk], new: list[Chunk], numbers: dict[str, int]) -> str:
     clipped = [c.model_copy(update={"text": _clip(c.text, EXCERPT_CHARS)}) for c in new]
-    again = [f"[{numbers[c.id]}] {prompt.ALREADY_SHOWN}" for c in best if c not in new]
+    again = [f"{mark(numbers[c.id])} {prompt.ALREADY_SHOWN}" for c in best if c not in new]
     return "\n\n".join(filter(None, [numbered(clipped, numbers), *again]))
 
 
@@ -261,20 +268,14 @@ def vote(state: ReActState, deps: Deps) -> dict:
 
 
 def majority(answers: list[str]) -> tuple[str, dict[str, int]]:
-    """The most frequent answer (compared normalised; ties go to the first given) and the
-    count of each, under the first spelling given."""
+    """The most frequent answer (compared normalised, as answers are scored; ties go to the
+    first given) and the count of each, under the first spelling given."""
     spelled: dict[str, str] = {}
     for answer in answers:
-        spelled.setdefault(normalised(answer), answer)
-    counts = Counter(normalised(answer) for answer in answers)
+        spelled.setdefault(normalize_answer(answer), answer)
+    counts = Counter(normalize_answer(answer) for answer in answers)
     votes = {spelled[key]: count for key, count in counts.most_common()}
     return (next(iter(votes)) if votes else ""), votes
-
-
-def normalised(answer: str) -> str:
-    """Lowercased, without articles, punctuation and extra spaces (as answers are scored)."""
-    text = re.sub(r"[^\w\s]", " ", answer.casefold())
-    return " ".join(word for word in text.split() if word not in ("a", "an", "the"))
 
 
 def _sampled_answer(text: str) -> str:
@@ -313,15 +314,9 @@ def finish(state: ReActState, deps: Deps) -> dict:
 
 
 def _report_excerpts(state: ReActState) -> list[Chunk]:
-    """The excerpts the run was shown, in the order shown, those its thoughts and answer cite
-    first."""
-    chunks = state.get("chunks", {})
-    numbers = state.get("numbers", {})
-    read = sorted((n, chunk_id) for chunk_id, n in numbers.items() if chunk_id in chunks)
+    """The excerpts the run was shown, those its thoughts and answer cite first."""
     said = " ".join(a["thought"] for a in state.get("actions", [])) + state.get("answer", "")
-    cited = [chunk_id for n, chunk_id in read if f"[{n}]" in said]
-    ordered = cited + [chunk_id for _, chunk_id in read if chunk_id not in cited]
-    return [chunks[chunk_id] for chunk_id in ordered[:REPORT_EXCERPTS]]
+    return inline_search.report_excerpts(state, said)
 
 
 def _clip(text: str, limit: int) -> str:

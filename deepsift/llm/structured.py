@@ -10,7 +10,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel, ValidationError
 
-from deepsift.state import Usage, usage_of
+from deepsift.records import Usage, usage_of
 
 log = logging.getLogger(__name__)
 

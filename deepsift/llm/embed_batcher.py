@@ -10,7 +10,7 @@ import threading
 import time
 from concurrent.futures import Future
 
-from deepsift.models import Embedder
+from deepsift.llm.models import Embedder
 
 
 class EmbedBatcher:

@@ -5,7 +5,7 @@ from typing import Any
 
 from rich.markup import escape
 
-from deepsift.untrusted import one_line
+from deepsift.text.untrusted import one_line
 
 # The step that runs after each one, as the spinner (or the page) names it.
 NEXT_STEP = {

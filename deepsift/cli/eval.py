@@ -6,12 +6,15 @@ from pathlib import Path
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-from deepsift.agents import EVAL_AGENTS
+from deepsift.agents import AGENTS
 from deepsift.cli.console import counting_progress, err
-from deepsift.config import Settings
+from deepsift.config import LENGTHS, Settings
 from deepsift.errors import UserError
+from deepsift.eval import NAIVE, eval_agents
 from deepsift.eval.datasets import FORMATS
-from deepsift.report_shape import LENGTHS
+
+# The bounds every evaluation's identity names, whichever agents it runs.
+_FIRST_BOUNDS = ("max_iterations", "max_searches")
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -30,7 +33,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--length", choices=LENGTHS, help="reports: length of each report")
     parser.add_argument("--format", choices=FORMATS, help="default: guessed from the file")
     parser.add_argument("--limit", type=int, help="the first N questions")
-    parser.add_argument("--agents", default="naive,deepsift", help=f"from {','.join(EVAL_AGENTS)}")
+    parser.add_argument(
+        "--agents", default="naive,deepsift", help=f"from {','.join(eval_agents())}"
+    )
     parser.add_argument(
         "--max-iterations", type=int, default=3, help="deepsift is scored at 1..N rounds"
     )
@@ -59,18 +64,21 @@ def run_eval(args: argparse.Namespace, settings: Settings) -> int:
         raise UserError(f"eval {args.mode} needs --dataset FILE")
     from deepsift.deps import Deps
     from deepsift.eval.datasets import dataset_hash, load_dataset
-    from deepsift.eval.report import write_outputs
     from deepsift.eval.runner import Evaluator, ResultsFile, bounds, corpus_store
-    from deepsift.models import chat_model, get_embedder
+    from deepsift.eval.summary import write_outputs
+    from deepsift.llm.models import chat_model, get_embedder
 
     agents = [a.strip() for a in args.agents.split(",") if a.strip()]
-    unknown = sorted(set(agents) - set(EVAL_AGENTS))
+    unknown = sorted(set(agents) - set(eval_agents()))
     if unknown or not agents:
-        raise UserError(f"unknown agent {', '.join(unknown)}; choose from {', '.join(EVAL_AGENTS)}")
+        choices = ", ".join(eval_agents())
+        raise UserError(f"unknown agent {', '.join(unknown)}; choose from {choices}")
     for flag in ("max_iterations", "max_searches", "max_steps", "limit"):
         if getattr(args, flag) is not None and getattr(args, flag) < 1:
             raise UserError(f"--{flag.replace('_', '-')} must be at least 1")
-    args.max_steps = args.max_steps or settings.react_max_steps
+    given = {flag: getattr(args, flag) for flag in ("max_iterations", "max_searches", "max_steps")}
+    # Each agent's bound, by its name; rows carry it in their max_iterations column.
+    limits = {AGENTS[a].bound: AGENTS[a].bound_for(given, settings) for a in agents if a in AGENTS}
     questions = load_dataset(args.dataset, args.format)
     if not any(q.paragraphs for q in questions):
         raise UserError(
@@ -79,7 +87,7 @@ def run_eval(args: argparse.Namespace, settings: Settings) -> int:
         )
     selected = questions[: args.limit] if args.limit else questions
     digest = dataset_hash(args.dataset)
-    needs_llm = agents != ["naive"] or args.mode == "answers"
+    needs_llm = agents != [NAIVE] or args.mode == "answers"
     identity = {
         "mode": args.mode,
         "dataset": args.dataset.name,
@@ -89,21 +97,17 @@ def run_eval(args: argparse.Namespace, settings: Settings) -> int:
         "llm": ("embedded" if settings.uses_local_llm else settings.llm_model)
         if needs_llm
         else None,
-        # Only with react: results written before it existed keep their identity.
-        **({"max_steps": args.max_steps} if "react" in agents else {}),
+        # Other bounds only with the agents they bound (react's max_steps): results written
+        # before those agents existed keep their identity.
+        **{name: value for name, value in limits.items() if name not in _FIRST_BOUNDS},
     }
-    expected = {
-        a: bounds(a, args.mode, args.max_iterations, args.max_searches, args.max_steps)
-        for a in agents
-    }
+    expected = {a: bounds(a, args.mode, limits) for a in agents}
     results = ResultsFile(args.out, identity, expected)
     with corpus_store(settings) as store:
         embedder = get_embedder(settings)
         deps = Deps(settings, store, embedder, chat_model(settings) if needs_llm else None)
         collection = _build_corpus(questions, digest, args.dataset.name, deps)
-        evaluator = Evaluator(
-            deps, collection, args.mode, args.max_iterations, args.max_searches, args.max_steps
-        )
+        evaluator = Evaluator(deps, collection, args.mode, limits)
         interrupted = _run(evaluator, agents, selected, results, args)
     ids = {q.id for q in selected}
     rows = [r for r in results.rows if r["agent"] in agents and r["id"] in ids]
@@ -161,9 +165,7 @@ def _run(evaluator, agents, selected, results, args) -> bool:
                     raise  # nothing after it can succeed: stop with the one-line error
                 except Exception as e:  # one question's failure is a result, not the end
                     errors += 1
-                    expected = bounds(
-                        agent, args.mode, args.max_iterations, args.max_searches, args.max_steps
-                    )
+                    expected = bounds(agent, args.mode, evaluator.bounds)
                     rows = failed(agent, question, expected, e)
                 results.add(rows)
                 progress.update(task, advance=1, failed=errors)
@@ -179,7 +181,7 @@ def _run_reports(args: argparse.Namespace, settings: Settings) -> int:
     from deepsift.api import research
     from deepsift.deps import Deps
     from deepsift.eval import reports
-    from deepsift.models import chat_model
+    from deepsift.llm.models import chat_model
 
     if args.questions is None:
         raise UserError("eval reports needs --questions FILE.jsonl")

@@ -1,9 +1,9 @@
 """How retrieved text is shown to the model: labelled with where it came from, and quoted
 between tags it cannot close, so that instructions inside a document or a web page stay data."""
 
-from deepsift.citations import display_path
-from deepsift.state import Chunk
-from deepsift.untrusted import as_data, one_line
+from deepsift.records import Chunk
+from deepsift.report.citations import display_path
+from deepsift.text.untrusted import as_data, one_line
 
 
 def quoted(text: str) -> str:

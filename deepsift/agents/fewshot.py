@@ -5,8 +5,8 @@ import threading
 
 import numpy as np
 
-from deepsift.calculator import calculate
-from deepsift.models import Embedder
+from deepsift.agents.calculator import calculate
+from deepsift.llm.models import Embedder
 from deepsift.prompts.react import NOTHING_FOUND, OBSERVATION, THOUGHT_GOES_ON
 from deepsift.prompts.react_examples import EXAMPLES
 

@@ -5,9 +5,11 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator
 
-from deepsift.untrusted import flat
+from deepsift.text.marks import mark_all, without_marks
+from deepsift.text.sentences import split_sentences
+from deepsift.text.untrusted import flat
+from deepsift.text.words import words as words_of
 
-WRITTEN_MARKS = re.compile(r"\s*\[\d+(?:\s*[,;]\s*\d+)*\]")
 # "..., as stated in the document examples/x.pdf." ending a sentence, or "..., as stated in the
 # document x.pdf, which records the final cost.": small models name their source in prose (and
 # copy what it is about) though told not to; the excerpts cite it, so the clause goes.
@@ -17,18 +19,10 @@ _NAMED_SOURCE = re.compile(
     re.IGNORECASE,
 )
 
-# Where one sentence ends and the next begins; not after an initial or a title ("J. Smith",
-# "Dr. Okonjo").
-_SENTENCE_END = re.compile(
-    r"(?<=[.!?])(?<!\b[A-Z]\.)(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bSt\.)"
-    r"(?<!\bNo\.)(?<!\bvs\.)\s+(?=[A-Z0-9\"“(])"
-)
-
 LOOP_WORDS = 6  # a sentence opening with an earlier one's first this many words is a loop (clean)
 # A sentence of at least LOOP_WORDS words, this share of them in one earlier sentence, restates
 # it: the embedded model ends a section on its first sentence again, its subject shortened.
 RESTATED = 0.9
-_WORD = re.compile(r"\w+(?:[.,]\d+)*")  # "29.3" and "4,700,000" one word each
 
 
 class CitedSentence(BaseModel):
@@ -90,11 +84,11 @@ def clean(sentences: list[CitedSentence], citable: set[int] | None = None) -> li
     for sentence in _one_each(sentences):
         # One line, without hidden characters a document may have lent it: a sentence cannot
         # start a heading or a list (a Sources list) of its own.
-        text = flat(WRITTEN_MARKS.sub("", sentence.text))
+        text = flat(without_marks(sentence.text))
         text = _NAMED_SOURCE.sub(r"\1", text)
         words = text.casefold().split()
         opening = " ".join(words[:LOOP_WORDS]) if len(words) > LOOP_WORDS else text
-        bag = set(_WORD.findall(text.casefold()))
+        bag = set(words_of(text.casefold()))
         if not text or text in seen or opening in seen or _restates(bag, said):
             continue
         seen.update((text, opening))
@@ -116,14 +110,14 @@ def _one_each(sentences: list[CitedSentence]) -> list[CitedSentence]:
     return [
         CitedSentence(text=part, excerpts=sentence.excerpts)
         for sentence in sentences
-        for part in _SENTENCE_END.split(sentence.text)
+        for part in split_sentences(sentence.text)
     ]
 
 
 def with_marks(sentence: CitedSentence) -> str:
     """The sentence with its [n] marks before its full stop."""
     text = sentence.text
-    marks = "".join(f"[{n}]" for n in sentence.excerpts)
+    marks = mark_all(sentence.excerpts)
     if text.endswith((".", "!", "?")) and marks:
         return f"{text[:-1]} {marks}{text[-1]}"
     return f"{text} {marks}" if marks else text

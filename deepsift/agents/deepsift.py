@@ -1,18 +1,19 @@
-"""build_graph: the research graph's wiring, nothing else.
+"""The deepsift agent: the research graph's wiring, nothing else.
 
 decompose -> route [-> review] -> search (one branch per sub-query x source) -> hop -> reflect
 -> route ...
 -> synthesize (a cited report), or answer (a short answer), or nothing (retrieval only)
 """
 
-from typing import Literal
-
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
+from deepsift.agents import AGENTS, Finish
 from deepsift.config import Settings
 from deepsift.deps import Deps
+from deepsift.graph.state import ResearchInput, ResearchState, allow_state_types
+from deepsift.graph.steps import step
 from deepsift.nodes.answer import answer
 from deepsift.nodes.decompose import decompose
 from deepsift.nodes.hop import hop
@@ -21,38 +22,22 @@ from deepsift.nodes.review import review
 from deepsift.nodes.route import route
 from deepsift.nodes.search import search
 from deepsift.nodes.synthesize import synthesize
-from deepsift.react import build_react
-from deepsift.search_o1 import build_search_o1
-from deepsift.state import ResearchInput, ResearchState, allow_state_types
-from deepsift.steps import step
 
 
-def recursion_limit(agent: str, bound: int) -> int:
-    """LangGraph's step limit for a run bounded at `bound` rounds (deepsift), searches
-    (search-o1) or actions (react): a safety net above what the bound allows, never the bound."""
-    if agent == "search-o1":
-        return 14 + 4 * bound  # two steps per search, and spares
-    if agent == "react":
-        return 12 + 2 * bound  # two steps per action, then the vote and the report, and spares
-    return 10 + 4 * bound  # each round is 3-4 steps
-
-
-def build_agent(
-    agent: str, deps: Deps, checkpointer: BaseCheckpointSaver | None = None
+def build(
+    deps: Deps | None, checkpointer: BaseCheckpointSaver | None = None, finish: Finish = "report"
 ) -> CompiledStateGraph:
-    """The graph of `agent` (one of AGENTS), writing its report."""
-    if agent == "search-o1":
-        return build_search_o1(deps, checkpointer)
-    if agent == "react":
-        return build_react(deps, checkpointer)
-    return build_graph(checkpointer=checkpointer, deps=deps)
+    """The research graph as the agents' registry builds it; without deps, only to draw."""
+    if deps is None:
+        return _wire(None, finish).compile(name="deepsift")
+    return build_graph(checkpointer=checkpointer, deps=deps, finish=finish)
 
 
 def build_graph(
     settings: Settings | None = None,
     checkpointer: BaseCheckpointSaver | None = None,
     deps: Deps | None = None,
-    finish: Literal["report", "answer", "retrieval"] = "report",
+    finish: Finish = "report",
     context_schema: type | None = None,
 ) -> CompiledStateGraph:
     """The research graph; `finish` picks its last step: a cited report, a short answer, or none
@@ -62,15 +47,8 @@ def build_graph(
     graph = _wire(deps, finish, context_schema).compile(checkpointer=checkpointer, name="deepsift")
     # Runs that set their own max_iterations (api, eval) pass their own limit.
     return graph.with_config(
-        recursion_limit=recursion_limit("deepsift", deps.settings.max_iterations)
+        recursion_limit=AGENTS["deepsift"].step_limit(deps.settings.max_iterations)
     )
-
-
-def mermaid(agent: str = "deepsift") -> str:
-    """The graph of `agent` as a Mermaid diagram (drawing it needs no store or model)."""
-    if agent == "deepsift":
-        return _wire(None, "report").compile(name="deepsift").get_graph().draw_mermaid()
-    return build_agent(agent, None).get_graph().draw_mermaid()
 
 
 def _wire(deps: Deps | None, finish: str, context_schema: type | None = None) -> StateGraph:
