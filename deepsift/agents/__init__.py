@@ -28,6 +28,7 @@ Builder = Callable[[Any, Any, Finish], Any]
 @dataclass(frozen=True)
 class Agent:
     name: str
+    summary: str  # what it does, in a few words (the command line's help, the web page's menu)
     build: Builder
     bound: str  # the input field that bounds a run: rounds, searches or actions at most
     setting: str  # the setting that bound defaults to
@@ -62,6 +63,7 @@ AGENTS: dict[str, Agent] = {
         # Each round is 3-4 steps.
         Agent(
             "deepsift",
+            "plan, search, reflect, write",
             _built_by("deepsift"),
             "max_iterations",
             "max_iterations",
@@ -71,9 +73,25 @@ AGENTS: dict[str, Agent] = {
             round_end="hop",
         ),
         # Two steps per search, and spares.
-        Agent("search-o1", _built_by("search_o1"), "max_searches", "max_searches", 14, 4),
+        Agent(
+            "search-o1",
+            "search while reasoning",
+            _built_by("search_o1"),
+            "max_searches",
+            "max_searches",
+            14,
+            4,
+        ),
         # Two steps per action, then the vote and the report, and spares.
-        Agent("react", _built_by("react"), "max_steps", "react_max_steps", 12, 2),
+        Agent(
+            "react",
+            "thought, action (search, calculate), observation",
+            _built_by("react"),
+            "max_steps",
+            "react_max_steps",
+            12,
+            2,
+        ),
     )
 }
 

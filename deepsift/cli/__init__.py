@@ -129,8 +129,7 @@ def _parser() -> argparse.ArgumentParser:
         "--agent",
         choices=AGENTS,
         default="deepsift",
-        help="deepsift: plan, search, reflect, write; search-o1: search while reasoning; "
-        "react: thought, action (search, calculate), observation",
+        help="; ".join(f"{a.name}: {a.summary}" for a in AGENTS.values()),
     )
     research.add_argument(
         "--max-iterations",

@@ -24,6 +24,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from deepsift.agents import AGENTS, Agent
 from deepsift.api import read_run
 from deepsift.config import Settings
 from deepsift.deps import Deps
@@ -65,6 +66,7 @@ def create_app(
         text = text.replace("{{query}}", html.escape(query)).replace(
             "{{token}}", html.escape(token)
         )
+        text = text.replace("{{agents}}", "\n".join(map(_option, AGENTS.values())))
         return HTMLResponse(text, headers={"Cache-Control": "no-store"})
 
     async def collections(request: Request) -> JSONResponse:
@@ -304,3 +306,9 @@ class Guard:
         if request.method not in ("GET", "HEAD") and origin and urlsplit(origin).netloc != host:
             return 403, f"requests from {origin} are not accepted"
         return None
+
+
+def _option(agent: Agent) -> str:
+    """The agent in the page's menu."""
+    label = html.escape(f"{agent.name}: {agent.summary}")
+    return f'<option value="{html.escape(agent.name)}">{label}</option>'
