@@ -236,3 +236,22 @@ def test_the_call_budget_holds_when_every_structured_call_needs_its_retry(tmp_pa
     assert len(retries) * 2 == len(server.requests) == result.usage.llm_calls
     assert result.usage.llm_calls <= budget
     assert result.report.count("\n## ") >= 2  # sections still written within the budget
+
+
+def test_records_that_a_checkpoint_saved_under_their_old_module_still_load(tmp_path):
+    from deepsift.graph.state import allow_state_types
+    from deepsift.records import Chunk, Usage
+
+    class OldChunk(Chunk):  # Chunk as runs saved it before it moved to deepsift.records
+        pass
+
+    OldChunk.__module__, OldChunk.__name__ = "deepsift.state", "Chunk"
+    with SqliteSaver.from_conn_string(str(tmp_path / "checkpoints.sqlite")) as saver:
+        allow_state_types(saver)
+        old = OldChunk(id="a", text="t", source="s", title="T", collection="c")
+        saved = saver.serde.dumps_typed({"chunk": old, "usage": Usage(llm_calls=2)})
+        loaded = saver.serde.loads_typed(saved)
+
+    assert b"deepsift.state" in saved[1]
+    assert type(loaded["chunk"]) is Chunk and loaded["chunk"].title == "T"
+    assert loaded["usage"].llm_calls == 2

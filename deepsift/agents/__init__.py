@@ -1,9 +1,10 @@
 """The research agents, one `Agent` record each in AGENTS: what the Python API, batch, eval,
-the command line, the web app and the MCP server know of an agent. Each agent's graph is wired
-in its own module (deepsift.py: the research graph of decompose, route, search, hop, reflect,
-synthesize; search_o1.py; react.py), beside what they share: the search of the agents that
-search as they reason, the calculator, the few-shot examples, and what a live view says about
-each step. Adding an agent: its module with a `build`, and one line in AGENTS.
+the command line and the web app know of an agent. Each agent's graph is wired in its own
+module (deepsift.py: the research graph of decompose, route, search, hop, reflect, synthesize;
+search_o1.py; react.py), beside what they share: the search of the agents that search as they
+reason, the calculator, the few-shot examples, and what a live view says about each step.
+Adding an agent: its module, with a build function taking (deps, checkpointer, finish), and
+one line in AGENTS.
 
 This module stays light (an agent's graph is imported when it is built), so the command line
 can offer the agents as choices. The agents may import nodes, graph, report, llm, web, store,
@@ -48,11 +49,12 @@ class Agent:
         return given.get(self.bound) or getattr(settings, self.setting)
 
 
-def _built_by(module: str) -> Builder:
-    """The `build` of deepsift.agents.<module>, imported when first called."""
+def _built_by(module: str, function: str) -> Builder:
+    """deepsift.agents.<module>.<function>, imported when first called."""
 
     def build(deps: Any, checkpointer: Any = None, finish: Finish = "report") -> Any:
-        return import_module(f"deepsift.agents.{module}").build(deps, checkpointer, finish)
+        built = getattr(import_module(f"deepsift.agents.{module}"), function)
+        return built(deps, checkpointer, finish)
 
     return build
 
@@ -64,7 +66,7 @@ AGENTS: dict[str, Agent] = {
         Agent(
             "deepsift",
             "plan, search, reflect, write",
-            _built_by("deepsift"),
+            _built_by("deepsift", "build"),
             "max_iterations",
             "max_iterations",
             10,
@@ -76,7 +78,7 @@ AGENTS: dict[str, Agent] = {
         Agent(
             "search-o1",
             "search while reasoning",
-            _built_by("search_o1"),
+            _built_by("search_o1", "build_search_o1"),
             "max_searches",
             "max_searches",
             14,
@@ -86,7 +88,7 @@ AGENTS: dict[str, Agent] = {
         Agent(
             "react",
             "thought, action (search, calculate), observation",
-            _built_by("react"),
+            _built_by("react", "build_react"),
             "max_steps",
             "react_max_steps",
             12,

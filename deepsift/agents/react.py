@@ -65,20 +65,12 @@ class ReActState(RunState, total=False):
     votes: dict[str, int]  # sampled answer -> how many samples gave it
 
 
-def build(
+def build_react(
     deps: Deps | None, checkpointer: BaseCheckpointSaver | None = None, finish: Finish = "report"
 ) -> CompiledStateGraph:
-    """ReAct as the agents' registry builds it: a run for retrieval alone stops before its vote
-    and report."""
-    return build_react(deps, checkpointer, ["vote", "finish"] if finish == "retrieval" else None)
-
-
-def build_react(
-    deps: Deps | None,
-    checkpointer: BaseCheckpointSaver | None = None,
-    stop_before: list[str] | None = None,
-) -> CompiledStateGraph:
-    """reason -> search | calculate -> reason ... -> finish, or -> vote -> finish."""
+    """reason -> search | calculate -> reason ... -> finish, or -> vote -> finish; a run for
+    retrieval alone stops before its vote and report."""
+    stop_before = ["vote", "finish"] if finish == "retrieval" else None
     allow_state_types(checkpointer)
     graph = StateGraph(ReActState)
     graph.add_node(

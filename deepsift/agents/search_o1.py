@@ -50,20 +50,12 @@ class SearchO1State(RunState, total=False):
     answered_by: str  # "reasoning" (its final line) or "excerpts" (it found nothing)
 
 
-def build(
+def build_search_o1(
     deps: Deps | None, checkpointer: BaseCheckpointSaver | None = None, finish: Finish = "report"
 ) -> CompiledStateGraph:
-    """Search-o1 as the agents' registry builds it: a run for retrieval alone stops before its
-    answer and report."""
-    return build_search_o1(deps, checkpointer, ["finish"] if finish == "retrieval" else None)
-
-
-def build_search_o1(
-    deps: Deps | None,
-    checkpointer: BaseCheckpointSaver | None = None,
-    stop_before: list[str] | None = None,
-) -> CompiledStateGraph:
-    """reason -> search -> reason ... -> finish (a short answer and a cited report)."""
+    """reason -> search -> reason ... -> finish (a short answer and a cited report); a run for
+    retrieval alone stops before its finish."""
+    stop_before = ["finish"] if finish == "retrieval" else None
     allow_state_types(checkpointer)
     graph = StateGraph(SearchO1State)
     graph.add_node("reason", step("reason", reason, deps=deps), destinations=("search", "finish"))
