@@ -11,7 +11,7 @@ from deepsift.records import Usage
 
 # A research round keeps room for a section per sub-query, this many at most, then the
 # report's frame (title, findings, conclusion) and its section headings; the report writes
-# more sections (report_shape.SHAPES) and the claim check's rewrites only where calls are left.
+# more sections (report.shape.SHAPES) and the claim check's rewrites only where calls are left.
 MAX_SECTIONS = 6
 FINISHING = 2  # the frame and the headings
 
