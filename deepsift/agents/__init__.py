@@ -23,7 +23,7 @@ from deepsift.errors import UserError
 # its searches (to evaluate retrieval).
 Finish = Literal["report", "answer", "retrieval"]
 # (deps, checkpointer, finish) -> the compiled graph; deps None: a graph only to draw.
-Builder = Callable[[Any, Any, Finish], Any]
+Builder = Callable[..., Any]
 
 
 @dataclass(frozen=True)
