@@ -66,11 +66,11 @@ class ReActState(RunState, total=False):
 
 
 def build_react(
-    deps: Deps | None, checkpointer: BaseCheckpointSaver | None = None, finish: Finish = "report"
+    deps: Deps | None, checkpointer: BaseCheckpointSaver | None = None, end: Finish = "report"
 ) -> CompiledStateGraph:
     """reason -> search | calculate -> reason ... -> finish, or -> vote -> finish; a run for
     retrieval alone stops before its vote and report."""
-    stop_before = ["vote", "finish"] if finish == "retrieval" else None
+    stop_before = ["vote", "finish"] if end == "retrieval" else None
     allow_state_types(checkpointer)
     graph = StateGraph(ReActState)
     graph.add_node(

@@ -51,11 +51,11 @@ class SearchO1State(RunState, total=False):
 
 
 def build_search_o1(
-    deps: Deps | None, checkpointer: BaseCheckpointSaver | None = None, finish: Finish = "report"
+    deps: Deps | None, checkpointer: BaseCheckpointSaver | None = None, end: Finish = "report"
 ) -> CompiledStateGraph:
     """reason -> search -> reason ... -> finish (a short answer and a cited report); a run for
     retrieval alone stops before its finish."""
-    stop_before = ["finish"] if finish == "retrieval" else None
+    stop_before = ["finish"] if end == "retrieval" else None
     allow_state_types(checkpointer)
     graph = StateGraph(SearchO1State)
     graph.add_node("reason", step("reason", reason, deps=deps), destinations=("search", "finish"))
