@@ -24,6 +24,13 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("mode", choices=["retrieval", "answers", "reports"])
     parser.add_argument("--dataset", type=Path, help="retrieval, answers: the benchmark file")
     parser.add_argument(
+        "--corpus",
+        type=Path,
+        metavar="DIR",
+        help="a folder of documents, ingested as `deepsift ingest` does: retrieval and answers "
+        "are scored by the documents ranked (questions name gold_sources); reports research it",
+    )
+    parser.add_argument(
         "--questions",
         type=Path,
         help='reports: lines {"id", "question"} researched over the '
@@ -64,6 +71,7 @@ def run_eval(args: argparse.Namespace, settings: Settings) -> int:
         raise UserError(f"eval {args.mode} needs --dataset FILE")
     from deepsift.deps import Deps
     from deepsift.eval.datasets import dataset_hash, load_dataset
+    from deepsift.eval.folders import NAIVE_CHUNKS, check_gold, folder_digest
     from deepsift.eval.runner import Evaluator, ResultsFile, bounds, corpus_store
     from deepsift.eval.summary import write_outputs
     from deepsift.llm.models import chat_model, get_embedder
@@ -80,7 +88,14 @@ def run_eval(args: argparse.Namespace, settings: Settings) -> int:
     # Each agent's bound, by its name; rows carry it in their max_iterations column.
     limits = {AGENTS[a].bound: AGENTS[a].bound_for(given, settings) for a in agents if a in AGENTS}
     questions = load_dataset(args.dataset, args.format)
-    if not any(q.paragraphs for q in questions):
+    if args.corpus is not None:
+        check_gold(questions, args.corpus)
+    elif any(q.gold_sources for q in questions):
+        raise UserError(
+            f"dataset {args.dataset} names gold files: give the folder that holds them with "
+            "--corpus DIR"
+        )
+    elif not any(q.paragraphs for q in questions):
         raise UserError(
             f"dataset {args.dataset} has no context paragraphs to search; questions like FRAMES "
             "or SimpleQA need web search, which `deepsift eval` does not run yet"
@@ -100,14 +115,20 @@ def run_eval(args: argparse.Namespace, settings: Settings) -> int:
         # Other bounds only with the agents they bound (react's max_steps): results written
         # before those agents existed keep their identity.
         **{name: value for name, value in limits.items() if name not in _FIRST_BOUNDS},
+        # A folder by what it holds: results of another content are another evaluation.
+        **({"corpus": folder_digest(args.corpus)} if args.corpus else {}),
     }
     expected = {a: bounds(a, args.mode, limits) for a in agents}
     results = ResultsFile(args.out, identity, expected)
     with corpus_store(settings) as store:
         embedder = get_embedder(settings)
         deps = Deps(settings, store, embedder, chat_model(settings) if needs_llm else None)
-        collection = _build_corpus(questions, digest, args.dataset.name, deps)
-        evaluator = Evaluator(deps, collection, args.mode, limits)
+        if args.corpus is None:
+            collection = _build_corpus(questions, digest, args.dataset.name, deps)
+            evaluator = Evaluator(deps, collection, args.mode, limits)
+        else:
+            collection = _ingest_folder(args.corpus, deps)
+            evaluator = Evaluator(deps, collection, args.mode, limits, NAIVE_CHUNKS)
         interrupted = _run(evaluator, agents, selected, results, args)
     ids = {q.id for q in selected}
     rows = [r for r in results.rows if r["agent"] in agents and r["id"] in ids]
@@ -118,6 +139,29 @@ def run_eval(args: argparse.Namespace, settings: Settings) -> int:
         err.print("interrupted: finished questions are kept; rerun the same command to resume")
         return 130
     return 0
+
+
+def _ingest_folder(corpus: Path, deps) -> str:
+    """The folder's collection, up to date, with a progress bar of its files."""
+    from deepsift.eval.folders import folder_collection
+
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        console=err,
+        transient=True,
+    ) as progress:
+        task = progress.add_task(f"ingesting {corpus}", total=None)
+        name, report = folder_collection(
+            corpus,
+            deps,
+            on_start=lambda total: progress.update(task, total=total),
+            on_file=lambda result: progress.advance(task),
+        )
+    if failed := report.count("failed"):
+        err.print(f"{corpus}: {failed} file(s) could not be read and are left out", highlight=False)
+    return name
 
 
 def _build_corpus(questions, digest, label, deps) -> str:
@@ -160,7 +204,8 @@ def _run(evaluator, agents, selected, results, args) -> bool:
                         if args.judge and args.mode == "answers":
                             verdict, cost = judge(evaluator.deps, question, outcome.answer)
                             outcome.usage = outcome.usage + cost
-                        rows.append(record(agent, question, outcome, args.mode, verdict))
+                        row = record(agent, question, outcome, args.mode, verdict, args.corpus)
+                        rows.append(row)
                 except (openai.APIConnectionError, openai.AuthenticationError):
                     raise  # nothing after it can succeed: stop with the one-line error
                 except Exception as e:  # one question's failure is a result, not the end
@@ -188,9 +233,18 @@ def _run_reports(args: argparse.Namespace, settings: Settings) -> int:
     questions = reports.load_questions(args.questions)
     selected = questions[: args.limit] if args.limit else questions
     sources = [n.strip() for n in (args.collections or "").split(",") if n.strip()] or None
+    if args.corpus is not None and sources:
+        raise UserError("eval reports researches either --corpus DIR or --collections, not both")
     (args.out / "reports").mkdir(parents=True, exist_ok=True)
     rows = []
-    deps = Deps.from_settings(settings)
+    if args.corpus is None:
+        deps = Deps.from_settings(settings)
+    else:  # the folder's collection, in the evaluation store
+        from deepsift.eval.runner import corpus_store
+        from deepsift.llm.models import get_embedder
+
+        deps = Deps(settings, corpus_store(settings), get_embedder(settings), chat_model(settings))
+        sources = [_ingest_folder(args.corpus, deps)]
     judge_llm = chat_model(settings.judge_settings) if args.judge else None
     try:
         with counting_progress() as progress:
@@ -217,7 +271,12 @@ def _run_reports(args: argparse.Namespace, settings: Settings) -> int:
                 (args.out / "reports" / f"{question.id}.md").write_text(result.report)
                 language = question.language or settings.report_language
                 scores = reports.score(result, seen["sources"], seen["chunks"], language)
-                row = {"id": question.id, **scores}
+                stated = reports.rubric(result.report, question.facts, language)
+                row = {
+                    "id": question.id,
+                    **({"rubric": stated} if question.facts else {}),
+                    **scores,
+                }
                 if judge_llm is not None:
                     rubric, _ = reports.judge(judge_llm, question.question, result.report)
                     row |= rubric.model_dump() if rubric else {}

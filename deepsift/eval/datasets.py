@@ -1,4 +1,5 @@
-"""Read benchmark files into one shape: question, answer, gold titles, context paragraphs."""
+"""Read benchmark files into one shape: question, answer, gold titles and context paragraphs
+(Wikipedia-shaped sets), or gold files of a document folder (`--corpus`)."""
 
 import csv
 import hashlib
@@ -9,8 +10,8 @@ from typing import Literal
 
 from deepsift.errors import UserError
 
-Format = Literal["2wiki", "hotpotqa", "musique", "csv"]
-FORMATS: tuple[str, ...] = ("2wiki", "hotpotqa", "musique", "csv")
+Format = Literal["2wiki", "hotpotqa", "musique", "csv", "folder"]
+FORMATS: tuple[str, ...] = ("2wiki", "hotpotqa", "musique", "csv", "folder")
 
 
 @dataclass
@@ -21,6 +22,7 @@ class EvalQuestion:
     gold_titles: list[str] = field(default_factory=list)
     paragraphs: list[tuple[str, str]] = field(default_factory=list)  # (title, text)
     kind: str = ""  # the set's question type (2Wiki, HotpotQA) or hop count (MuSiQue: "3-hop")
+    gold_sources: list[str] = field(default_factory=list)  # folder: files, relative to it
 
 
 def dataset_hash(path: Path) -> str:
@@ -31,6 +33,8 @@ def guess_format(path: Path) -> Format:
     if path.suffix.lower() == ".csv":
         return "csv"
     head = path.read_text(encoding="utf-8")[:20_000]
+    if '"gold_sources"' in head:
+        return "folder"
     return "musique" if '"paragraphs"' in head else "2wiki"
 
 
@@ -42,7 +46,7 @@ def load_dataset(path: Path, format: Format | None = None) -> list[EvalQuestion]
         if format == "csv":
             return _load_csv(path)
         records = _read_records(path)
-        loader = _load_musique if format == "musique" else _load_context_style
+        loader = {"musique": _load_musique, "folder": _load_folder}.get(format, _load_context_style)
         return [loader(record, n) for n, record in enumerate(records)]
     except (KeyError, TypeError, IndexError) as e:
         raise UserError(
@@ -94,6 +98,21 @@ def _load_musique(record: dict, n: int) -> EvalQuestion:
         kind=f"{len(record['question_decomposition'])}-hop"
         if record.get("question_decomposition")
         else "",
+    )
+
+
+def _load_folder(record: dict, n: int) -> EvalQuestion:
+    """Questions about a folder of documents: {"id", "question", "answer", "gold_sources": [file
+    paths relative to the folder], "kind"}."""
+    gold = record["gold_sources"]
+    if not isinstance(gold, list) or not gold or not all(isinstance(g, str) for g in gold):
+        raise TypeError("gold_sources")
+    return EvalQuestion(
+        id=str(record.get("id", n)),
+        question=record["question"],
+        answer=str(record.get("answer", "")),
+        kind=str(record.get("kind", "")),
+        gold_sources=list(dict.fromkeys(gold)),
     )
 
 

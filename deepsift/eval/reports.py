@@ -32,11 +32,19 @@ COLUMNS = [
 ]
 
 
+class Fact(BaseModel):
+    """A fact a good report states, found by any of its lower-case substrings."""
+
+    fact: str
+    any_of: list[str] = Field(min_length=1)
+
+
 class ReportQuestion(BaseModel):
     id: str
     question: str
     length: str | None = None
     language: str | None = None
+    facts: list[Fact] = []
 
 
 class Rubric(BaseModel):
@@ -67,9 +75,12 @@ def load_questions(path: Path) -> list[ReportQuestion]:
 
 def body_of(report: str, says: Labels | None = None) -> str:
     """The summary, sections and conclusion: no title, headings, Notes or Sources."""
-    says = says or labels("")
-    body = re.split(rf"\n## (?:{re.escape(says.notes)}|{re.escape(says.sources)})\n", report)[0]
+    body = _before_notes(report, says or labels(""))
     return "\n".join(line for line in body.splitlines() if not line.startswith("#"))
+
+
+def _before_notes(report: str, says: Labels) -> str:
+    return re.split(rf"\n## (?:{re.escape(says.notes)}|{re.escape(says.sources)})\n", report)[0]
 
 
 def cited_sentences(report: str, says: Labels | None = None) -> list[tuple[str, list[int]]]:
@@ -85,6 +96,14 @@ def cited_sentences(report: str, says: Labels | None = None) -> list[tuple[str, 
             marks = cited(sentence) or marks
             said.append((sentence, marks))
     return said
+
+
+def rubric(report: str, facts: list[Fact], language: str = "") -> float:
+    """The share of `facts` the report states: any of a fact's substrings in its text before
+    the Notes and Sources, case set aside (1.0 when there are none)."""
+    said = _before_notes(report, labels(language)).casefold()
+    stated = sum(any(s.casefold() in said for s in fact.any_of) for fact in facts)
+    return round(stated / len(facts), 3) if facts else 1.0
 
 
 def score(
@@ -139,7 +158,8 @@ def judge(llm, question: str, report: str) -> tuple[Rubric | None, Usage]:
 
 def summary_table(rows: list[dict]) -> str:
     """One line per question and the mean of each column, as Markdown."""
-    columns = COLUMNS + [c for c in Rubric.model_fields if any(c in r for r in rows)]
+    judged = [c for c in Rubric.model_fields if any(c in r for r in rows)]
+    columns = (["rubric"] if any("rubric" in r for r in rows) else []) + COLUMNS + judged
     lines = ["| id | " + " | ".join(columns) + " |", "|---" * (len(columns) + 1) + "|"]
     for row in rows:
         lines.append(f"| {row['id']} | " + " | ".join(str(row.get(c, "")) for c in columns) + " |")

@@ -28,6 +28,7 @@ from deepsift.deps import Deps
 from deepsift.errors import UserError
 from deepsift.eval import NAIVE
 from deepsift.eval.datasets import EvalQuestion
+from deepsift.eval.folders import DOCUMENT_DEPTH, ranked_documents
 from deepsift.eval.metrics import all_found, exact_match, recall_at_k, token_f1
 from deepsift.graph.ranking import ranked
 from deepsift.llm.structured import ask_structured
@@ -129,11 +130,19 @@ class Evaluator:
     """Runs the agents on questions against one collection, in retrieval or answer mode, each
     agent bounded as `bounds` says (by its bound's name: max_iterations, max_searches, ...)."""
 
-    def __init__(self, deps: Deps, collection: str, mode: Mode, bounds: dict[str, int]) -> None:
+    def __init__(
+        self,
+        deps: Deps,
+        collection: str,
+        mode: Mode,
+        bounds: dict[str, int],
+        naive_depth: int = RANKING_DEPTH,
+    ) -> None:
         self.deps = deps
         self.collection = collection
         self.mode = mode
         self.bounds = bounds
+        self.naive_depth = naive_depth  # chunks of the one search (a folder's: enough documents)
         self._graphs: dict[str, Any] = {}
 
     def run(self, name: str, question: EvalQuestion) -> Iterator[Outcome]:
@@ -151,12 +160,11 @@ class Evaluator:
         """One hybrid search with the question as asked (and, for answers, one answer call)."""
         started = time.monotonic()
         vector = self.deps.embedder.embed_queries([question.question])[0]
-        hits = self.deps.store.search(self.collection, question.question, vector, RANKING_DEPTH)
+        hits = self.deps.store.search(self.collection, question.question, vector, self.naive_depth)
         usage, prediction = Usage(), ""
         if self.mode == "answers":
-            update = answer(
-                {"question": question.question, "chunks": {c.id: c for c in hits}}, self.deps
-            )
+            shown = {c.id: c for c in hits[:RANKING_DEPTH]}
+            update = answer({"question": question.question, "chunks": shown}, self.deps)
             usage, prediction = update["usage"], update["answer"]
         yield Outcome(0, hits, 1, usage, time.monotonic() - started, prediction)
 
@@ -230,16 +238,29 @@ class Evaluator:
 
 
 def record(
-    agent: str, question: EvalQuestion, outcome: Outcome, mode: Mode, judged: bool | None = None
+    agent: str,
+    question: EvalQuestion,
+    outcome: Outcome,
+    mode: Mode,
+    judged: bool | None = None,
+    corpus: Path | None = None,
 ) -> dict[str, Any]:
-    titles = [chunk.title for chunk in outcome.chunks][:RANKING_DEPTH]
+    """One results row. Over a folder (`corpus`), scored by documents: the distinct files of
+    the ranking against the gold files; else by the titles of the first chunks."""
+    if corpus is not None:
+        ranked_names = ranked_documents(outcome.chunks, corpus)[:DOCUMENT_DEPTH]
+        gold = question.gold_sources
+        scored = {"gold_sources": gold, "ranked_sources": ranked_names}
+    else:
+        ranked_names = [chunk.title for chunk in outcome.chunks][:RANKING_DEPTH]
+        gold = question.gold_titles
+        scored = {"gold_titles": gold, "ranked_titles": ranked_names}
     row: dict[str, Any] = {
         "agent": agent,
         "max_iterations": outcome.max_iterations,
         "id": question.id,
         "kind": question.kind,
-        "gold_titles": question.gold_titles,
-        "ranked_titles": titles,
+        **scored,
         "rounds": outcome.rounds,
         "queries": outcome.queries,
         **outcome.usage.model_dump(),
@@ -247,8 +268,8 @@ def record(
         "error": None,
     }
     for k in (2, 5, 10):
-        row[f"recall@{k}"] = recall_at_k(titles, question.gold_titles, k)
-    row["all@10"] = all_found(titles, question.gold_titles, 10)
+        row[f"recall@{k}"] = recall_at_k(ranked_names, gold, k)
+    row["all@10"] = all_found(ranked_names, gold, 10)
     if mode == "answers":
         row.update(
             prediction=outcome.answer,

@@ -1,0 +1,175 @@
+"""`deepsift eval --corpus DIR`: a folder of documents ingested by the real pipeline into the
+evaluation store, and runs scored by the documents they rank."""
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from deepsift.config import Settings
+from deepsift.eval.reports import Fact, rubric
+from deepsift.store import Store
+
+from conftest import CORPUS, run_cli
+from fake_openai import FakeOpenAI
+from scripted import ScriptedResearcher
+
+QUESTIONS = [
+    {
+        "id": "f1",
+        "question": "What did the study of Lake Veldmere's sediments find about internal loading?",
+        "answer": "sediments release phosphorus",
+        "gold_sources": ["sediment_phosphorus_study.md"],
+        "kind": "single",
+    },
+    {
+        "id": "f2",
+        "question": "Which stations monitor the lake, and what did the 2025 report measure?",
+        "answer": "",
+        "gold_sources": ["monitoring_network.html", "monitoring_report_2025.md"],
+        "kind": "bridge",
+    },
+]
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    """The sample science folder, its files named as they are: a PDF, HTML, Markdown, text."""
+    return Path(shutil.copytree(CORPUS / "science", tmp_path / "science"))
+
+
+@pytest.fixture
+def llm():
+    with FakeOpenAI(ScriptedResearcher()) as server:
+        yield server
+
+
+def _questions(path: Path, questions: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(q) + "\n" for q in questions))
+    return path
+
+
+def _eval(*args: str, data: Path, llm: FakeOpenAI):
+    return run_cli(
+        "eval", *args, data=data, DEEPSIFT_LLM_BASE_URL=llm.url, DEEPSIFT_LLM_API_KEY="k"
+    )
+
+
+def _rows(out: Path) -> list[dict]:
+    return [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+
+
+def test_a_folder_is_ingested_once_and_runs_are_scored_by_the_documents_they_rank(
+    folder, llm, tmp_path
+):
+    dataset = _questions(tmp_path / "q.jsonl", QUESTIONS)
+    data, out = tmp_path / "data", tmp_path / "out"
+    args = ["retrieval", "--corpus", str(folder), "--dataset", str(dataset), "--out", str(out)]
+
+    first = _eval(*args, "--max-iterations", "1", data=data, llm=llm)
+
+    assert first.returncode == 0, first.stderr
+    rows = _rows(out)
+    assert sorted((r["agent"], r["id"]) for r in rows) == [
+        ("deepsift", "f1"), ("deepsift", "f2"), ("naive", "f1"), ("naive", "f2"),
+    ]  # fmt: skip
+    files = {p.name for p in folder.iterdir()}
+    for row in rows:
+        assert (
+            row["gold_sources"]
+            == next(q for q in QUESTIONS if q["id"] == row["id"])["gold_sources"]
+        )
+        ranked = row["ranked_sources"]
+        assert ranked and set(ranked) <= files and len(ranked) == len(set(ranked))
+        gold = set(row["gold_sources"])
+        assert row["recall@5"] == len(gold & set(ranked[:5])) / len(gold)
+    naive = {r["id"]: r for r in rows if r["agent"] == "naive"}
+    assert naive["f1"]["ranked_sources"][0] == "sediment_phosphorus_study.md"
+    assert "By question type" in (out / "summary.md").read_text()
+    assert {s["kind"] for s in json.loads((out / "summary_by_kind.json").read_text())} == {
+        "single",
+        "bridge",
+    }
+
+    # Again, as it is: the folder's collection is reused, nothing is run twice.
+    calls = len(llm.requests)
+    again = _eval(*args, "--max-iterations", "1", data=data, llm=llm)
+    assert again.returncode == 0, again.stderr
+    assert len(_rows(out)) == 4 and len(llm.requests) == calls
+
+    # An edited folder is another evaluation: the same --out refuses it, a new one brings the
+    # collection up to date, as a re-ingest does.
+    study = folder / "sediment_phosphorus_study.md"
+    study.write_text(study.read_text() + "\n\nAddendum: the cores were re-sampled in 2024.\n")
+    refused = _eval(*args, "--max-iterations", "1", data=data, llm=llm)
+    assert refused.returncode == 2 and "another evaluation" in refused.stderr
+    moved = ["--out", str(tmp_path / "out2")]
+    assert _eval(*args[:-2], *moved, "--agents", "naive", data=data, llm=llm).returncode == 0
+    # The store is opened last: Milvus Lite holds it for one process at a time.
+    with Store(Settings(data_dir=data, milvus_uri=str(data / "eval" / "milvus.db"))) as store:
+        (collection,) = [n for n in store.names() if n.startswith("folder_")]
+        stored = store.documents(collection)
+    assert {Path(source).name for source in stored} == files
+    assert all(Path(source).is_relative_to(folder.resolve()) for source in stored)
+    assert stored[str(study.resolve())] == hashlib.sha256(study.read_bytes()).hexdigest()
+
+
+def test_a_gold_file_the_folder_lacks_and_a_folder_set_without_its_folder_are_one_line(
+    folder, llm, tmp_path
+):
+    missing = dict(QUESTIONS[0], gold_sources=["nowhere.md"])
+    dataset = _questions(tmp_path / "q.jsonl", [missing])
+    given = _eval("retrieval", "--corpus", str(folder), "--dataset", str(dataset),
+                  "--out", str(tmp_path / "out"), data=tmp_path / "data", llm=llm)  # fmt: skip
+    assert given.returncode == 2
+    assert "question f1: gold source 'nowhere.md' is not a file in" in given.stderr
+
+    without = _eval("retrieval", "--dataset", str(_questions(tmp_path / "q2.jsonl", QUESTIONS)),
+                    "--out", str(tmp_path / "out"), data=tmp_path / "data", llm=llm)  # fmt: skip
+    assert without.returncode == 2 and "--corpus DIR" in without.stderr
+    assert len(without.stderr.strip().splitlines()) == 1
+
+
+def test_the_rubric_counts_the_facts_stated_before_the_sources():
+    report = (
+        "# Title\n\n## Findings\n\nThe plant cost EUR 29.3 million [1].\n\n"
+        "## Sources\n\n[1] Kestrel closeout review — `review.docx`\n"
+    )
+    facts = [
+        Fact(fact="the final cost", any_of=["29.3 million", "29,300,000"]),
+        Fact(fact="named in Sources only", any_of=["closeout review"]),
+        Fact(fact="case set aside", any_of=["the plant COST"]),
+    ]
+
+    assert rubric(report, facts) == pytest.approx(2 / 3, abs=1e-3)
+    assert rubric(report, []) == 1.0
+
+
+def test_eval_reports_researches_the_folder_and_scores_its_facts(folder, llm, tmp_path):
+    questions = _questions(
+        tmp_path / "r.jsonl",
+        [
+            {
+                "id": "r1",
+                "question": "Why was the Kestrel Works plant built?",
+                "length": "brief",
+                "facts": [
+                    {"fact": "names the plant", "any_of": ["kestrel"]},
+                    {"fact": "a fact no report states", "any_of": ["zz-never-written"]},
+                ],
+            }
+        ],
+    )
+    out = tmp_path / "out"
+
+    result = _eval("reports", "--corpus", str(folder), "--questions", str(questions),
+                   "--out", str(out), data=tmp_path / "data", llm=llm)  # fmt: skip
+
+    assert result.returncode == 0, result.stderr
+    (row,) = [json.loads(line) for line in (out / "reports.jsonl").read_text().splitlines()]
+    assert row["rubric"] == 0.5 and row["documents"] >= 1
+    assert "| id | rubric | words |" in result.stdout
+    sources = (out / "reports" / "r1.md").read_text().split("## Sources")[1]
+    assert "[1] " in sources  # cites a document of the folder
