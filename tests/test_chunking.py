@@ -1,5 +1,5 @@
 from deepsift.ingest.chunking import chunk_document
-from deepsift.ingest.loaders import Block, LoadedDocument
+from deepsift.ingest.loaders import Block, LoadedDocument, load
 
 
 def _document() -> LoadedDocument:
@@ -42,3 +42,19 @@ def test_sections_are_never_mixed_in_one_chunk():
 
     assert not any("Intro paragraph" in c.text and "Sentence 0" in c.text for c in chunks)
     assert len(chunks) == 3
+
+
+def test_a_document_is_titled_by_its_opening_heading_else_by_its_file_name(tmp_path):
+    titled = tmp_path / "minutes.md"
+    titled.write_text("# Board Minutes, May\n\n## Present\n\nThe chair.\n\n## Votes\n\nCarried.\n")
+    headed = tmp_path / "2094-nll.md"  # an RFC: a header of metadata, then its sections
+    headed.write_text(
+        "- Feature Name: nll\n- Start Date: 2017-08-02\n\n## Summary\n\nLifetimes.\n\n"
+        "## Motivation\n\nBorrows.\n"
+    )
+
+    assert load(titled).title == "Board Minutes, May"
+    document = load(headed)
+    assert document.title == "2094-nll"  # not "Summary", which heads a section of every RFC
+    first = chunk_document(document, max_chars=500, overlap=0)[0]
+    assert first.text.startswith("2094-nll")  # the context line carries the file's name

@@ -118,7 +118,11 @@ def _load_unstructured(path: Path) -> LoadedDocument:
         is_heading = type(element).__name__ == "Title" and _looks_like_heading(text)
         depth = (element.metadata.category_depth or 0) if is_heading else None
         blocks.append(Block(text, depth))
-    title = next((b.text for b in blocks if b.heading_depth is not None), path.stem)
+    # A document that opens with a heading is titled by it; one that opens otherwise (a header of
+    # metadata, body text) is known by its file name: its first heading heads a section
+    # ("Summary"), as in every RFC, and would title all of them alike.
+    opens = blocks[0] if blocks else None
+    title = opens.text if opens and opens.heading_depth is not None else path.stem
     return LoadedDocument(title=title, blocks=blocks)
 
 
