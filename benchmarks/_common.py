@@ -43,4 +43,4 @@ def print_table(rows: list[dict[str, Any]]) -> None:
 
 
 def _fmt(value: Any) -> str:
-    return f"{value:.2f}" if isinstance(value, float) else str(value)
+    return f"{value:.3f}" if isinstance(value, float) else str(value)

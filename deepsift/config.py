@@ -90,6 +90,17 @@ class Settings(BaseSettings):
         "round: the best, then the pages of names the question holds)",
     )
     hop_names: int = Field(6, ge=0, description="LLM-free hop: names searched per chunk; 0: off")
+    hop_unpaged_names: bool = Field(
+        False,
+        description="LLM-free hop: keep the hits of names no document is titled with (off: "
+        "they crowd a folder's ranking, benchmarks/folders.md)",
+    )
+    hop_references: int = Field(
+        2,
+        ge=0,
+        description="LLM-free hop: documents the question's best chunks refer to by number "
+        '("RFC 2025" -> 2025-*.md) that the first hop follows; 0: off',
+    )
     report_length: Length = Field(
         "standard", description="brief, standard or long: about 300, 1,000 or 2,500 words"
     )

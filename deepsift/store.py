@@ -271,6 +271,16 @@ class Store:
         iterator.close()
         return found
 
+    def sources_containing(self, name: str, digits: str) -> list[str]:
+        """The stored documents whose path holds `digits` (candidates; the caller checks how)."""
+        if not digits.isdigit():
+            raise ValueError(f"not digits: {digits!r}")
+        self._load(name)
+        rows = self._client.query(
+            name, filter=f'position == 0 and source like "%{digits}%"', output_fields=["source"]
+        )
+        return sorted({row["source"] for row in rows})
+
     def count(self, name: str) -> int:
         self._load(name)
         return self._client.query(name, filter="", output_fields=["count(*)"])[0]["count(*)"]
@@ -375,12 +385,21 @@ class Store:
                 if name and not self.exists(name):
                     self._replace(copy, name)
 
-    def search(self, name: str, query: str, vector: list[float], k: int) -> list[Chunk]:
-        """Hybrid search: dense cosine and BM25 candidates fused by reciprocal rank (k=60)."""
+    def search(
+        self,
+        name: str,
+        query: str,
+        vector: list[float],
+        k: int,
+        sources: list[str] | None = None,
+    ) -> list[Chunk]:
+        """Hybrid search: dense cosine and BM25 candidates fused by reciprocal rank (k=60);
+        within the documents `sources` when given."""
         self._load(name)
+        within = f"source in [{', '.join(map(_quoted, sources))}]" if sources else ""
         requests = [
-            AnnSearchRequest(data=[vector], anns_field="dense", param={}, limit=k * 2),
-            AnnSearchRequest(data=[query], anns_field="sparse", param={}, limit=k * 2),
+            AnnSearchRequest(data=[vector], anns_field="dense", param={}, limit=k * 2, expr=within),
+            AnnSearchRequest(data=[query], anns_field="sparse", param={}, limit=k * 2, expr=within),
         ]
         hits = self._client.hybrid_search(
             name, requests, RRFRanker(60), limit=k, output_fields=_OUTPUT

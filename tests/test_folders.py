@@ -1,7 +1,6 @@
 """`deepsift eval --corpus DIR`: a folder of documents ingested by the real pipeline into the
 evaluation store, and runs scored by the documents they rank."""
 
-import hashlib
 import json
 import shutil
 from pathlib import Path
@@ -10,6 +9,8 @@ import pytest
 
 from deepsift.config import Settings
 from deepsift.eval.reports import Fact, rubric
+from deepsift.ingest.pipeline import document_hash
+from deepsift.records import Chunk
 from deepsift.store import Store
 
 from conftest import CORPUS, run_cli
@@ -113,7 +114,7 @@ def test_a_folder_is_ingested_once_and_runs_are_scored_by_the_documents_they_ran
         stored = store.documents(collection)
     assert {Path(source).name for source in stored} == files
     assert all(Path(source).is_relative_to(folder.resolve()) for source in stored)
-    assert stored[str(study.resolve())] == hashlib.sha256(study.read_bytes()).hexdigest()
+    assert stored[str(study.resolve())] == document_hash(study.read_bytes())
 
 
 def test_a_gold_file_the_folder_lacks_and_a_folder_set_without_its_folder_are_one_line(
@@ -173,3 +174,105 @@ def test_eval_reports_researches_the_folder_and_scores_its_facts(folder, llm, tm
     assert "| id | rubric | words |" in result.stdout
     sources = (out / "reports" / "r1.md").read_text().split("## Sources")[1]
     assert "[1] " in sources  # cites a document of the folder
+
+
+def _numbered_folder(tmp_path: Path):
+    """Three numbered documents, titled by file name: one refers to another by its number."""
+    from deepsift.deps import Deps
+    from deepsift.ingest.pipeline import ingest
+    from deepsift.llm.models import get_embedder
+
+    folder = tmp_path / "rfcs"
+    folder.mkdir()
+    (folder / "0012-borrow-rules.md").write_text(
+        "- Start Date: 2017-08-02\n\n## Summary\n\nNon-lexical borrow rules for the checker. "
+        "They build on the two-phase borrows proposed in RFC 25.\n"
+    )
+    (folder / "0025-nested-calls.md").write_text(
+        "- Start Date: 2017-06-01\n\n## Summary\n\nA borrow begins with a reservation phase "
+        "and is activated later, so nested method calls compile.\n"
+    )
+    (folder / "0033-unrelated.md").write_text(
+        "- Start Date: 2018-01-01\n\n## Summary\n\nA style guide for naming crates.\n"
+    )
+    settings = Settings(data_dir=tmp_path / "data")
+    deps = Deps(settings, Store(settings), get_embedder(settings), None)
+    ingest([folder], "rfcs", deps.store, deps.embedder, settings, description="RFCs")
+    return deps
+
+
+def test_a_reference_by_number_is_followed_to_the_document_filed_under_it(tmp_path):
+    from deepsift.graph.ranking import merge_chunks, ranked, result_list
+    from deepsift.nodes.hop import hop
+
+    deps = _numbered_folder(tmp_path)
+    question = "What do the non-lexical borrow rules build on?"
+    vector = deps.embedder.embed_queries([question])[0]
+    best = deps.store.search("rfcs", question, vector, 1)
+    state = {"question": question, "sources_to_search": ["rfcs"], "chunks": result_list(best, True)}
+
+    update = hop(state, deps)
+    deps.settings.hop_references = 0
+    off = hop(state, deps)
+    deps.store.close()
+
+    assert Path(best[0].source).name == "0012-borrow-rules.md"
+    linked = [c for c in update["chunks"].values() if c.link_rank is not None]
+    assert [Path(c.source).name for c in linked] == ["0025-nested-calls.md"]
+    chunks = merge_chunks(state["chunks"], update["chunks"])
+    order = [Path(c.source).name for c in ranked({**state, "chunks": chunks})]
+    assert order[:2] == ["0012-borrow-rules.md", "0025-nested-calls.md"]
+    assert not any(c.link_rank is not None for c in off.get("chunks", {}).values())
+
+
+def test_names_no_document_is_titled_with_add_nothing_to_a_folder_s_ranking(tmp_path):
+    from deepsift.graph.ranking import result_list
+    from deepsift.nodes.hop import follow_names
+
+    deps = _numbered_folder(tmp_path)
+    question = "What do the rules build on?"
+    hits = deps.store.search("rfcs", "borrow", deps.embedder.embed_queries(["borrow"])[0], 1)
+    top = [hits[0].model_copy(update={"text": "Nested Calls and Style Guide are named here."})]
+
+    dropped = follow_names(question, top, ["rfcs"], deps, result_list(hits, True))
+    kept = follow_names(question, top, ["rfcs"], deps, {}, names_lead=True)
+    deps.store.close()
+
+    assert dropped == {} and kept  # no name here has a page; where names do, their hits count
+
+
+def test_references_and_the_files_they_name():
+    from deepsift.graph.references import filed_under, referenced_numbers
+
+    text = "It builds on RFC 2025 and RFC #1859, see PEP-484; in 2018 Rust 1.0 was old."
+    assert referenced_numbers(text, "What did RFC 1859 propose?") == ["2025", "484"]
+    assert filed_under("/x/2025-nested-method-calls.md") == "2025"
+    assert filed_under("pep-0484.rst") == "484" and filed_under("ADR-0012 use postgres.md") == "12"
+    assert filed_under("incident_report_IR-2024-031.txt") is None
+    assert filed_under("dev_public_400.json#Apollo 11") is None
+
+
+def test_numbers_a_sub_query_made_up_are_struck_and_an_empty_one_dropped():
+    from deepsift.text.queries import without_invented_numbers
+
+    queries = ["rfc 2014", "rfc 7540 extended let bindings", "the 2024 edition", "if let"]
+    assert without_invented_numbers(queries, "Which RFC changed if let in the 2024 edition?") == [
+        "rfc extended let bindings",
+        "the 2024 edition",
+        "if let",
+    ]
+
+
+def test_the_question_s_search_ranks_as_many_documents_as_one_search(tmp_path):
+    from deepsift.graph.ranking import first_documents
+    from deepsift.nodes.search import search_source
+
+    deps = _numbered_folder(tmp_path)
+    found = search_source("borrow", "rfcs", deps, 2, of_question=True)["chunks"]
+    deps.store.close()
+
+    assert len({c.source for c in found.values()}) == 2
+    a, b, c = (Chunk(id=i, text=i, source=s, title=s, collection="c") for i, s in
+               (("a1", "A"), ("b1", "B"), ("c1", "C")))  # fmt: skip
+    a2 = a.model_copy(update={"id": "a2"})
+    assert [x.id for x in first_documents([a, b, a2, c], 2)] == ["a1", "b1", "a2"]

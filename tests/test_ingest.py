@@ -3,6 +3,7 @@ from pathlib import Path
 
 import pytest
 
+from deepsift.ingest import pipeline
 from deepsift.ingest.pipeline import ingest
 from deepsift.llm.models import get_embedder
 from deepsift.store import Store, StoredChunk, StoreError
@@ -50,6 +51,21 @@ def test_second_ingest_of_unchanged_files_adds_nothing(settings, store, corpus):
     assert again.new_chunks == 0
     assert again.count("unchanged") == len(again.files)
     assert _ids_by_source(store, "docs") == before
+
+
+def test_files_parsed_by_an_older_deepsift_are_parsed_again_once(
+    settings, store, corpus, monkeypatch
+):
+    embedder = get_embedder(settings)
+    first = ingest([corpus], "docs", store, embedder, settings)
+    monkeypatch.setattr(pipeline, "PARSING", pipeline.PARSING + 1)  # loading or chunking changed
+
+    again = ingest([corpus], "docs", store, embedder, settings)
+    third = ingest([corpus], "docs", store, embedder, settings)
+
+    assert again.count("updated") == len(first.files) and again.new_chunks == first.new_chunks
+    assert third.count("unchanged") == len(first.files) and third.new_chunks == 0
+    assert store.count("docs") == first.new_chunks
 
 
 def test_editing_one_file_replaces_only_that_files_chunks(settings, store, corpus):

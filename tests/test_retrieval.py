@@ -148,6 +148,11 @@ def test_a_run_s_hop_searches_names_from_its_best_chunks(tmp_path, sample_store)
     with FakeOpenAI(ScriptedResearcher()) as server:
         deps = deps_for(tmp_path, server, sample_store)
         research(QUESTION, deps.settings, deps=deps, max_iterations=1, on_update=collect)
+        # No document of the sample corpus is titled with a name: names lead nowhere there,
+        # and their hits are left out unless asked for.
+        assert not hopped
+        deps.settings.hop_unpaged_names = True
+        research(QUESTION, deps.settings, deps=deps, max_iterations=1, on_update=collect)
 
     assert hopped and not set(hopped) & {QUESTION, *SUB_QUERIES}
 

@@ -73,6 +73,17 @@ def _files_under(folder: Path, failed: list[FileResult]) -> list[Path]:
     return sorted(p.resolve() for p in found if p.is_file())
 
 
+# Bumped when loading or chunking changes what a file's chunks are: each document's hash holds
+# it, so the next ingest redoes every file once instead of keeping chunks made the old way.
+# 2: a document that does not open with a heading is titled by its file name.
+PARSING = 2
+
+
+def document_hash(data: bytes) -> str:
+    """What tells an unchanged file: its bytes, as this version of deepsift parses them."""
+    return hashlib.sha256(f"deepsift-parsing-{PARSING}\x00".encode() + data).hexdigest()
+
+
 def chunk_id(source: str, position: int, text: str) -> str:
     return hashlib.sha256(f"{source}\x00{position}\x00{text}".encode()).hexdigest()[:32]
 
@@ -171,7 +182,7 @@ def _parse(path: Path, stored: dict[str, str], settings: Settings) -> ParsedFile
                 error=f"{size:,} bytes, over max_file_bytes ({settings.max_file_bytes:,}): "
                 "raise DEEPSIFT_MAX_FILE_BYTES to ingest it",
             )
-        doc_hash = hashlib.sha256(path.read_bytes()).hexdigest()
+        doc_hash = document_hash(path.read_bytes())
     except OSError as e:
         return FileResult(source, "failed", error=f"cannot read: {e.strerror or e}")
     if stored.get(source) == doc_hash:

@@ -8,7 +8,7 @@ from deepsift.graph.sources import resolve_sources
 from deepsift.graph.state import ResearchState
 from deepsift.llm.structured import ask_structured
 from deepsift.prompts import decompose as prompt
-from deepsift.text.queries import clean_queries
+from deepsift.text.queries import clean_queries, without_invented_numbers
 
 log = logging.getLogger(__name__)
 
@@ -27,7 +27,8 @@ def decompose(state: ResearchState, deps: Deps) -> dict:
         HumanMessage(prompt.USER.format(question=state["question"])),
     ]
     reply, usage = ask_structured(deps.llm, messages, SubQueries)
-    queries = clean_queries(reply.queries if reply else [], limit)
+    proposed = clean_queries(reply.queries if reply else [], limit)
+    queries = without_invented_numbers(proposed, state["question"])
     if not queries:
         log.warning("decompose produced no queries; searching the question itself")
         queries = [state["question"]]

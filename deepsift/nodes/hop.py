@@ -1,6 +1,7 @@
 from deepsift.deps import Deps
 from deepsift.graph.bridge import asked_names, bridge_names, bridge_queries, names_itself
 from deepsift.graph.ranking import in_lead, merge_chunks, ranked, result_list
+from deepsift.graph.references import filed_under, referenced_numbers
 from deepsift.graph.sources import WEB
 from deepsift.graph.state import ResearchState
 from deepsift.records import Chunk
@@ -19,7 +20,15 @@ def hop(state: ResearchState, deps: Deps) -> dict:
     if not collections:
         return {}
     question, known = state["question"], state.get("chunks", {})
-    asked = {} if followed else follow_names(question, [], collections, deps, known, asked=True)
+    asked, names_lead = {}, False
+    if not followed:  # references first: a number names its document more surely than a name
+        lead = [c for c in ranked(state) if in_lead(c)]
+        references = follow_references(question, lead, collections, deps, known)
+        pages = follow_names(question, [], collections, deps, {**known, **references}, asked=True)
+        asked = merge_chunks(references, pages)
+        names_lead = any(
+            names_itself(c.title, name) for c in pages.values() for name in asked_names(question)
+        )
     pool = merge_chunks(known, asked)
     order = [c for c in ranked({**state, "chunks": pool}) if c.id not in followed]
     if not followed:
@@ -28,8 +37,37 @@ def hop(state: ResearchState, deps: Deps) -> dict:
     top = order[: deps.settings.hop_chunks]
     if not top:
         return {}
-    linked = follow_names(question, top, collections, deps, pool)
+    linked = follow_names(question, top, collections, deps, pool, names_lead=names_lead)
     return {"chunks": merge_chunks(asked, linked), "hopped": [c.id for c in top]}
+
+
+def follow_references(
+    question: str,
+    chunks: list[Chunk],
+    collections: list[str],
+    deps: Deps,
+    known: dict[str, Chunk],
+) -> dict[str, Chunk]:
+    """The documents that `chunks` refer to by number ("RFC 2025"), at most `hop_references`
+    of them: each one's best chunk for the question, carrying the order it was found in."""
+    limit = deps.settings.hop_references
+    numbers = [n for c in chunks for n in referenced_numbers(c.text, question)]
+    if not limit or not numbers:
+        return {}
+    vector = deps.embedder.embed_queries([question])[0]
+    own = {c.source for c in chunks}
+    linked = sum(c.link_rank is not None for c in known.values())
+    found: dict[str, Chunk] = {}
+    for number in dict.fromkeys(numbers):
+        for collection in collections:
+            for source in deps.store.sources_containing(collection, number):
+                if filed_under(source) != number or source in own or len(found) >= limit:
+                    continue
+                for best in deps.store.search(collection, question, vector, 1, [source]):
+                    best = result_list([best])[best.id]
+                    found[best.id] = best.model_copy(update={"link_rank": linked})
+                    linked += 1
+    return found
 
 
 def follow_names(
@@ -39,11 +77,13 @@ def follow_names(
     deps: Deps,
     known: dict[str, Chunk],
     asked: bool = False,
+    names_lead: bool = False,
 ) -> dict[str, Chunk]:
     """The hits of every bridge name of `top` in `collections` (and, if `asked`, of the names in
     the question, first); a name's own page (a document titled with it) that the question's
     lead does not already hold carries the order it was found in, after the pages linked in
-    `known`."""
+    `known`. None where no name has a page of its own, unless `names_lead` (a name the
+    question holds had one)."""
     settings = deps.settings
     if not settings.hop_names:  # the hop is off
         return {}
@@ -53,16 +93,31 @@ def follow_names(
     if not queries:
         return {}
     vectors = deps.embedder.embed_queries([query for _, query in queries])
-    chunks: dict[str, Chunk] = {}
+    found: dict[str, list[dict[str, Chunk]]] = {}  # each name's result lists
+    paged: set[str] = set()  # the names that have a page of their own
+    placed: set[str] = set()
     linked = sum(c.link_rank is not None for c in known.values())
     for (name, query), vector in zip(queries, vectors, strict=True):
         for collection in collections:
             hits = result_list(deps.store.search(collection, query, vector, settings.top_k))
             for chunk_id, chunk in hits.items():
-                seen = chunks.get(chunk_id) or known.get(chunk_id) or chunk
-                own_page = query == name and names_itself(chunk.title, name)
+                if not names_itself(chunk.title, name):
+                    continue
+                paged.add(name)
+                seen = known.get(chunk_id) or chunk
+                own_page = query == name and chunk_id not in placed
                 if own_page and seen.link_rank is None and not in_lead(seen):
                     hits[chunk_id] = chunk.model_copy(update={"link_rank": linked})
+                    placed.add(chunk_id)
                     linked += 1
-            chunks = merge_chunks(chunks, hits)
+            found.setdefault(name, []).append(hits)
+    # Where no followed name has a page of its own (a folder of files, titled by file name or
+    # by their first heading), names lead nowhere and their hits only crowd the ranking; where
+    # documents are titled by names, even a name without a page finds what the question asks
+    # of it (benchmarks/folders.md).
+    if not paged and not names_lead and not settings.hop_unpaged_names:
+        return {}
+    chunks: dict[str, Chunk] = {}
+    for hits in (hits for lists in found.values() for hits in lists):
+        chunks = merge_chunks(chunks, hits)
     return chunks

@@ -1,7 +1,7 @@
 """The search step: one branch of the fan-out, a query searched in one source."""
 
 from deepsift.deps import Deps
-from deepsift.graph.ranking import SUB_QUERY_WEIGHT, result_list
+from deepsift.graph.ranking import DOCUMENT_SPREAD, SUB_QUERY_WEIGHT, first_documents, result_list
 from deepsift.graph.sources import WEB
 from deepsift.graph.state import SearchTask
 
@@ -22,7 +22,11 @@ def search_source(
         chunks = result_list(hits, weight=weight)
         return {"chunks": chunks, "usage": found.usage, "notes": found.notes}
     vector = deps.embedder.embed_queries([query])[0]
-    hits = deps.store.search(source, query, vector, k or deps.settings.top_k)
+    k = k or deps.settings.top_k
+    if of_question:  # as deep as one search: k documents, however many chunks each has
+        hits = first_documents(deps.store.search(source, query, vector, k * DOCUMENT_SPREAD), k)
+    else:
+        hits = deps.store.search(source, query, vector, k)
     return {"chunks": result_list(hits, of_question, weight)}
 
 

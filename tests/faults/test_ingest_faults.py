@@ -2,7 +2,6 @@
 and crashes at any write, each ending in one line per bad input or in exactly what a clean
 ingest gives."""
 
-import hashlib
 import logging
 import os
 import random
@@ -18,7 +17,7 @@ from deepsift.config import Settings
 from deepsift.ingest import pipeline
 from deepsift.ingest.chunking import chunk_document
 from deepsift.ingest.loaders import load
-from deepsift.ingest.pipeline import chunk_id, find_files, ingest
+from deepsift.ingest.pipeline import chunk_id, document_hash, find_files, ingest
 from deepsift.llm.models import get_embedder
 from deepsift.store import Store
 
@@ -47,7 +46,7 @@ def _expected_rows(files: list[Path], settings: Settings) -> set[tuple[str, str,
         source, data = str(path.resolve()), path.read_bytes()
         chunks = chunk_document(load(path), settings.chunk_chars, settings.chunk_overlap)
         for c in chunks:
-            doc_hash = hashlib.sha256(data).hexdigest()
+            doc_hash = document_hash(data)
             expected.add((source, chunk_id(source, c.position, c.text), c.position, doc_hash))
     return expected
 
