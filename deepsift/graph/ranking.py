@@ -22,7 +22,9 @@ LINK_LEAD = 2
 DISTINCT_LEAD = 10
 # The question's own search ranks as many documents as one search would: a long document holds
 # many of the best chunks, so it searches this many times deeper in chunks. On the RFC folder
-# it raised all@10 by documents from .867 to .950 (benchmarks/folders.md).
+# it raised the first round's all@10 by documents from .900 to .950; on the Wikipedia-shaped
+# sets (a document, a paragraph or a few) it moved all@10 by two points at most, either way
+# (benchmarks/folders.md).
 DOCUMENT_SPREAD = 10
 # How much a decomposed sub-query's list counts in the fusion, against 1 for the question's own
 # search and the hop's: measured on public 2WikiMultiHopQA and MuSiQue (benchmarks/ablation.py).
