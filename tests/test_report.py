@@ -9,6 +9,7 @@ from deepsift.api import CitedSource, ResearchResult, RunUsage
 from deepsift.deps import Deps
 from deepsift.eval.reports import score
 from deepsift.llm.models import chat_model, get_embedder
+from deepsift.nodes.reflect import MAX_NEW_QUERIES
 from deepsift.records import Chunk, Source
 from deepsift.report.citations import cited_report
 from deepsift.report.cited_text import CitedSentence
@@ -70,6 +71,11 @@ def test_the_frame_caps_its_lists_and_an_endpoint_gets_no_embedded_server_penalt
     _, requests = run(tmp_path, sample_store)
 
     schemas = [b["response_format"]["json_schema"] for b in requests]
+    # Query lists are bounded in the schema: a small model otherwise lists until max_tokens.
+    planned = next(s["schema"]["properties"] for s in schemas if s["name"] == "SubQueries")
+    assert planned["queries"]["maxItems"] == Settings().max_sub_queries
+    asked = next(s["schema"]["properties"] for s in schemas if s["name"] == "Reflection")
+    assert asked["queries"]["maxItems"] == MAX_NEW_QUERIES
     named = next(s["schema"]["properties"] for s in schemas if s["name"] == "SectionHeadings")
     assert named["headings"]["minItems"] == named["headings"]["maxItems"] == 6  # one a section
     listed = next(s["schema"]["properties"] for s in schemas if s["name"] == "ReportFrame")

@@ -14,7 +14,7 @@ from pydantic import BaseModel
 
 from deepsift.config import Settings
 from deepsift.ingest.chunking import chunk_document
-from deepsift.ingest.loaders import Block, LoadedDocument
+from deepsift.ingest.document import Block, LoadedDocument
 from deepsift.llm.models import Embedder, similarities
 from deepsift.llm.structured import ask_structured
 from deepsift.prompts import web as prompt
@@ -107,7 +107,7 @@ class WebSource:
             SystemMessage(prompt.SYSTEM.format(k=k)),
             HumanMessage(prompt.USER.format(query=query)),
         ]
-        reply, usage = ask_structured(llm, messages, Rephrasings)
+        reply, usage = ask_structured(llm, messages, Rephrasings, most={"queries": k})
         return clean_queries(reply.queries if reply else [], k, [query]), usage
 
     def _search_all(self, queries: list[str]) -> tuple[list[WebResult], list[str]]:
