@@ -1,5 +1,6 @@
 from deepsift.ingest.chunking import chunk_document
-from deepsift.ingest.loaders import Block, LoadedDocument, load
+from deepsift.ingest.document import Block, LoadedDocument
+from deepsift.ingest.loaders import load
 
 
 def _document() -> LoadedDocument:

@@ -2,7 +2,7 @@
 
 from dataclasses import dataclass
 
-from deepsift.ingest.loaders import LoadedDocument
+from deepsift.ingest.document import LoadedDocument
 from deepsift.text.sentences import split_sentences
 
 

@@ -2,9 +2,11 @@
 
 import logging
 import os
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+
+from deepsift.ingest import formats
+from deepsift.ingest.document import Block, LoadedDocument, LoadError, titled
 
 os.environ.setdefault("DO_NOT_TRACK", "1")  # unstructured reports usage on import otherwise
 os.environ.setdefault("UNSTRUCTURED_DISABLE_NOTICE", "1")
@@ -12,23 +14,10 @@ os.environ.setdefault("UNSTRUCTURED_DISABLE_NOTICE", "1")
 # pypdf logs what it finds wrong in a damaged PDF; LoadError already says it, in one line.
 logging.getLogger("pypdf").setLevel(logging.ERROR)
 
-SUPPORTED = {".md", ".markdown", ".txt", ".html", ".htm", ".pdf", ".docx", ".json", ".csv"}
-
-
-class LoadError(ValueError):
-    """This file cannot be ingested; the message says why."""
-
-
-@dataclass
-class Block:
-    text: str
-    heading_depth: int | None = None  # None for body text, 0 for a top-level heading
-
-
-@dataclass
-class LoadedDocument:
-    title: str
-    blocks: list[Block]
+SUPPORTED = {
+    *(".md", ".markdown", ".txt", ".rst", ".html", ".htm", ".json", ".csv"),
+    *(".pdf", ".docx", ".pptx", ".xlsx", ".eml"),
+}
 
 
 def load(path: Path) -> LoadedDocument:
@@ -43,6 +32,14 @@ def load(path: Path) -> LoadedDocument:
         raise LoadError("empty file")
     if suffix == ".pdf":
         document = _load_pdf(path)
+    elif suffix == ".rst":
+        document = formats.load_rst(path, _decode_text(data))
+    elif suffix == ".pptx":
+        document = formats.load_pptx(path)
+    elif suffix == ".xlsx":
+        document = formats.load_xlsx(path)
+    elif suffix == ".eml":
+        document = formats.load_eml(path, data)
     elif suffix in {".txt", ".json", ".csv"}:
         document = _load_plain(path, _decode_text(data))
     else:
@@ -118,12 +115,7 @@ def _load_unstructured(path: Path) -> LoadedDocument:
         is_heading = type(element).__name__ == "Title" and _looks_like_heading(text)
         depth = (element.metadata.category_depth or 0) if is_heading else None
         blocks.append(Block(text, depth))
-    # A document that opens with a heading is titled by it; one that opens otherwise (a header of
-    # metadata, body text) is known by its file name: its first heading heads a section
-    # ("Summary"), as in every RFC, and would title all of them alike.
-    opens = blocks[0] if blocks else None
-    title = opens.text if opens and opens.heading_depth is not None else path.stem
-    return LoadedDocument(title=title, blocks=blocks)
+    return titled(path, blocks)
 
 
 def _looks_like_heading(text: str) -> bool:

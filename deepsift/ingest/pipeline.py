@@ -13,7 +13,8 @@ from typing import Literal
 
 from deepsift.config import Settings
 from deepsift.ingest.chunking import TextChunk, chunk_document
-from deepsift.ingest.loaders import SUPPORTED, LoadError, load
+from deepsift.ingest.document import LoadError
+from deepsift.ingest.loaders import SUPPORTED, load
 from deepsift.llm.models import Embedder
 from deepsift.store import Store, StoredChunk
 

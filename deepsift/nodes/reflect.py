@@ -69,9 +69,7 @@ def reflect(
             )
         ),
     ]
-    reply, usage = ask_structured(
-        deps.llm, messages, Reflection, most={"queries": MAX_NEW_QUERIES}
-    )
+    reply, usage = ask_structured(deps.llm, messages, Reflection, most={"queries": MAX_NEW_QUERIES})
     new = clean_queries(reply.queries if reply else [], MAX_NEW_QUERIES, state["sub_queries"])
     new = with_new_terms(new, [state["question"], *state["sub_queries"]])
     new = drop_rephrasings(new, [state["question"], *state["sub_queries"]], deps)

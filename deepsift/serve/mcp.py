@@ -28,6 +28,7 @@ from deepsift.agents.live_steps import step_lines
 from deepsift.config import Length, Settings
 from deepsift.deps import Deps
 from deepsift.errors import UserError
+from deepsift.ingest.loaders import SUPPORTED
 from deepsift.llm.models import Embedder, chat_model, endpoint_failure, get_embedder
 from deepsift.store import CollectionInfo, Store
 from deepsift.web import WEB, web_configured
@@ -194,9 +195,9 @@ def build_server(settings: Settings) -> MCPServer:
             return [store.info(name) for name in store.names()]
 
     @server.tool(
-        description="Add files or folders (absolute paths; folders recursively: .md .txt .html "
-        ".pdf .docx .json .csv) to a collection, creating it if needed. Unchanged files are "
-        "skipped. Sends a progress notification per file."
+        description="Add files or folders (absolute paths; folders recursively: "
+        f"{' '.join(sorted(SUPPORTED))}) to a collection, creating it if needed. Unchanged "
+        "files are skipped. Sends a progress notification per file."
     )
     def ingest(
         paths: Annotated[list[str], Field(description="files or folders, absolute paths")],

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from deepsift.ingest.chunking import chunk_document
-from deepsift.ingest.loaders import Block, LoadedDocument
+from deepsift.ingest.document import Block, LoadedDocument
 from deepsift.llm.structured import parse_json
 from deepsift.records import Chunk
 from deepsift.report.citations import resolve_citations
