@@ -33,7 +33,7 @@ from deepsift.graph.ranking import DOCUMENT_SPREAD, SUB_QUERY_WEIGHT, merge_chun
 from deepsift.llm.models import get_embedder
 from deepsift.nodes.hop import hop
 from deepsift.nodes.search import search_source
-from deepsift.text.queries import without_invented_numbers
+from deepsift.text.queries import clean_queries, without_invented_numbers
 
 
 @dataclass(frozen=True)
@@ -44,12 +44,16 @@ class Variant:
     weight: float = SUB_QUERY_WEIGHT  # of a sub-query's list
     spread: int = DOCUMENT_SPREAD  # the question's search: k documents, this many k chunks deep
     strike_numbers: bool = True  # numbers the question lacks struck from the sub-queries
+    question_once: bool = True  # a sub-query that is the question is not searched again
     settings: dict = field(default_factory=dict)
 
 
 NOW = Variant()
 BEFORE_FOLDERS = Variant(
-    spread=1, strike_numbers=False, settings={"hop_references": 0, "hop_unpaged_names": True}
+    spread=1,
+    strike_numbers=False,
+    question_once=False,
+    settings={"hop_references": 0, "hop_unpaged_names": True},
 )
 VARIANTS = {
     "question only": Variant(sub_queries=False, hops=0),
@@ -57,6 +61,7 @@ VARIANTS = {
     "now: all on": NOW,
     "now, question 1x deep": replace(NOW, spread=1),
     "now, numbers not struck": replace(NOW, strike_numbers=False),
+    "now, the question searched again": replace(NOW, question_once=False),
     "now, no references": replace(NOW, settings={"hop_references": 0}),
     "now, unpaged names kept": replace(NOW, settings={"hop_unpaged_names": True}),
     "now, no hop": replace(NOW, hops=0),
@@ -72,9 +77,11 @@ def first_round(question: str, queries: list[str], variant: Variant, context: tu
     if variant.question:
         found = search_source(question, name, deps, settings.question_depth, of_question=True)
         chunks = found["chunks"]
-    if variant.strike_numbers:
-        queries = without_invented_numbers(queries, question) or [question]
-    for query in queries if variant.sub_queries else []:
+    if variant.strike_numbers:  # as decompose does
+        queries = clean_queries(without_invented_numbers(queries, question), len(queries))
+        queries = queries or [question]
+    searched = clean_queries(queries, len(queries), [question]) if variant.question else queries
+    for query in (searched if variant.question_once else queries) if variant.sub_queries else []:
         found = search_source(query, name, deps, settings.top_k, weight=variant.weight)
         chunks = merge_chunks(chunks, found["chunks"])
     state = {

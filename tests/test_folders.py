@@ -263,6 +263,24 @@ def test_numbers_a_sub_query_made_up_are_struck_and_an_empty_one_dropped():
     ]
 
 
+def test_sub_queries_that_striking_made_alike_are_searched_once(tmp_path, sample_store):
+    from deepsift.deps import Deps
+    from deepsift.llm.models import chat_model, get_embedder
+    from deepsift.nodes.decompose import decompose
+
+    planned = [
+        "rfc 3771 demoted tier 1 target",
+        "rfc 2837 demoted tier 1 target",
+        "the tier each moved to",
+    ]
+    with FakeOpenAI(lambda body: {"queries": planned}) as server:
+        settings = Settings(data_dir=tmp_path, llm_base_url=server.url, llm_api_key="t")
+        deps = Deps(settings, sample_store, get_embedder(settings), chat_model(settings))
+        update = decompose({"question": "Which RFCs demoted a Tier 1 target?"}, deps)
+
+    assert update["pending"] == ["rfc demoted tier 1 target", "the tier each moved to"]
+
+
 def test_the_question_s_search_ranks_as_many_documents_as_one_search(tmp_path):
     from deepsift.graph.ranking import first_documents
     from deepsift.nodes.search import search_source

@@ -7,7 +7,7 @@ from deepsift.graph.bridge import bridge_names, names_itself, salient_names
 from deepsift.graph.ranking import DISTINCT_LEAD, LINK_LEAD, merge_chunks, ranked, result_list
 from deepsift.graph.state import Route
 from deepsift.llm.models import chat_model, get_embedder, similarities
-from deepsift.nodes.route import dispatch
+from deepsift.nodes.route import dispatch, question_searches
 from deepsift.records import Chunk, Usage
 from deepsift.report.outline import SAME_TOPIC, outline
 from deepsift.report.shape import SHAPES
@@ -136,6 +136,21 @@ def test_the_pages_of_followed_names_come_right_after_the_question_s_lead():
     # The first LINK_LEAD pages, in the order the hop found them; the last one by its fusion.
     assert order[: 2 + LINK_LEAD] == ["q1", "q2", *(f"page{n}" for n in range(LINK_LEAD))]
     assert order.index("q3") < order.index(f"page{LINK_LEAD}")
+
+
+def test_the_lead_is_the_question_s_two_best_documents_not_chunks():
+    long_document = [chunk("a1").model_copy(update={"source": "/a.md"}) for _ in range(2)]
+    long_document[1] = long_document[1].model_copy(update={"id": "a2"})
+    question_hits = result_list([*long_document, chunk("b"), chunk("c")], of_question=True)
+    page = chunk("page").model_copy(update={"link_rank": 0})
+    chunks = merge_chunks(question_hits, result_list([page]))
+
+    order = [(c.id, c.source) for c in ranked({"chunks": chunks})]
+
+    # b, the question's second document, keeps second place; a's second chunk comes after
+    # the first DISTINCT_LEAD documents.
+    assert order[:4] == [("a1", "/a.md"), ("b", "/b.md"), ("page", "/page.md"), ("c", "/c.md")]
+    assert order[-1] == ("a2", "/a.md")
 
 
 def test_a_run_s_hop_searches_names_from_its_best_chunks(tmp_path, sample_store):
@@ -410,3 +425,24 @@ def test_a_long_report_s_sub_queries_search_deeper_than_a_standard_one_s():
 
     assert depths("standard") == depths("brief") == {5}
     assert depths("long") == {5 * SHAPES["long"].depth} and SHAPES["long"].depth > 1
+
+
+def test_a_sub_query_that_is_the_question_is_not_searched_again_where_the_question_is():
+    deps = Deps(Settings(top_k=5), None, None, None)
+    question = "Which RFCs promoted an aarch64 target to Tier 1?"
+    state = {"question": question, "iteration": 1, "sources_to_search": ["rfcs"]}
+    routes = [
+        Route(query=" which rfcs promoted an aarch64  target to tier 1? ", sources=["rfcs", "web"]),
+        Route(query="aarch64 Tier 1 promotion", sources=["rfcs"]),
+    ]
+
+    sends = dispatch(state, routes, Usage(), deps, question_searches(state, deps)).goto
+
+    searched = sorted(
+        (s.arg["query"].strip()[:5], s.arg["source"], s.arg["of_question"]) for s in sends
+    )
+    assert searched == [
+        ("Which", "rfcs", True),  # the question itself, as deep as one search
+        ("aarch", "rfcs", False),
+        ("which", "web", False),  # the web does not search the question on its own
+    ]

@@ -1,14 +1,16 @@
 """The run's ranking: every result list fused by reciprocal rank, the question's own best hits
 and the hop's pages in the lead, and the first places held by distinct documents."""
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from deepsift.records import Chunk
 
 RRF_K = 60
-# The question's own best hits keep the lead: on public 2WikiMultiHopQA, fusion alone put other
-# queries' hits above them and lost 5 points of recall@2 against one search.
+# The question's own best documents keep the lead: on public 2WikiMultiHopQA, fusion alone put
+# other queries' hits above them and lost 5 points of recall@2 against one search. Counted in
+# documents, not chunks: a long document often holds the question's two best chunks, and the
+# second document then fell below the hop's pages (RFC folder: recall@2 .751, one search .768).
 QUESTION_LEAD = 2
 # Then the pages of the names the LLM-free hop followed (deepsift.graph.bridge), at most this many:
 # placed there rather than fused, they raised recall@5 on public 2WikiMultiHopQA, HotpotQA and
@@ -86,31 +88,45 @@ def _first(*ranks: int | None) -> int | None:
     return min((r for r in ranks if r is not None), default=None)
 
 
-def in_lead(chunk: Chunk) -> bool:
-    """Whether the chunk is one of the question's own top QUESTION_LEAD hits."""
-    return chunk.question_rank is not None and chunk.question_rank <= QUESTION_LEAD
+def question_best(chunks: Iterable[Chunk]) -> list[Chunk]:
+    """The question's own QUESTION_LEAD best chunks, best first: what the hop reads first. (Read
+    from the best chunk of each lead document instead, the RFC folder's recall@5 fell .947 ->
+    .942: a long document's second-best chunk is nearer the question than another's best.)"""
+    own = [c for c in chunks if c.question_rank is not None and c.question_rank <= QUESTION_LEAD]
+    return sorted(own, key=lambda c: c.question_rank)
+
+
+def question_lead(chunks: Iterable[Chunk]) -> list[Chunk]:
+    """The best chunk of each of the first QUESTION_LEAD documents the question's own search
+    ranked, best first."""
+    own = sorted((c for c in chunks if c.question_rank is not None), key=lambda c: c.question_rank)
+    lead: dict[tuple[str, str], Chunk] = {}
+    for chunk in own:
+        if len(lead) == QUESTION_LEAD:
+            break
+        lead.setdefault((chunk.collection, chunk.source), chunk)
+    return list(lead.values())
 
 
 def ranked(state: Mapping[str, Any]) -> list[Chunk]:
-    """Every chunk the run gathered: the question's own top QUESTION_LEAD hits, then the first
-    LINK_LEAD pages of names the hop followed, then the rest by fused score (reciprocal ranks
-    summed over every result list of the run, so a chunk that several queries found rises).
-    Ties go to the chunk found by the earlier sub-query. The first DISTINCT_LEAD places hold one
-    chunk a document."""
+    """Every chunk the run gathered: the question's own QUESTION_LEAD best documents, then the
+    first LINK_LEAD pages the hop linked, then the rest by fused score (reciprocal ranks summed
+    over every result list of the run, so a chunk that several queries found rises). Ties go to
+    the chunk found by the earlier sub-query. The first DISTINCT_LEAD places hold one chunk a
+    document."""
     order = {query: n for n, query in enumerate(state.get("sub_queries", []))}
 
     def key(c: Chunk) -> tuple:
-        lead = c.question_rank if in_lead(c) else 99
-        return (lead, -c.fused, -c.score, order.get(c.query, len(order)), c.source, c.position)
+        return (-c.fused, -c.score, order.get(c.query, len(order)), c.source, c.position)
 
-    fused = sorted(state.get("chunks", {}).values(), key=key)
-    lead = [c for c in fused if in_lead(c)]
-    linked = sorted(
-        (c for c in fused[len(lead) :] if c.link_rank is not None), key=lambda c: c.link_rank
-    )[:LINK_LEAD]
-    placed = {c.id for c in linked}
-    rest = [c for c in fused[len(lead) :] if c.id not in placed]
-    return _documents_first(lead + linked + rest, DISTINCT_LEAD)
+    chunks = state.get("chunks", {}).values()
+    lead = question_lead(chunks)
+    placed = {c.id for c in lead}
+    fused = sorted((c for c in chunks if c.id not in placed), key=key)
+    linked = sorted((c for c in fused if c.link_rank is not None), key=lambda c: c.link_rank)
+    placed |= {c.id for c in linked[:LINK_LEAD]}
+    rest = [c for c in fused if c.id not in placed]
+    return _documents_first(lead + linked[:LINK_LEAD] + rest, DISTINCT_LEAD)
 
 
 def _documents_first(order: list[Chunk], depth: int) -> list[Chunk]:

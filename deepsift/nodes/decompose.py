@@ -30,7 +30,8 @@ def decompose(state: ResearchState, deps: Deps) -> dict:
     # until max_tokens, twice (8 of the 60 RFC questions took 60 s each).
     reply, usage = ask_structured(deps.llm, messages, SubQueries, most={"queries": limit})
     proposed = clean_queries(reply.queries if reply else [], limit)
-    queries = without_invented_numbers(proposed, state["question"])
+    # Struck of their numbers, "rfc 3771 demoted tier 1 target" and "rfc 2837 ..." are one query.
+    queries = clean_queries(without_invented_numbers(proposed, state["question"]), limit)
     if not queries:
         log.warning("decompose produced no queries; searching the question itself")
         queries = [state["question"]]

@@ -1,6 +1,6 @@
 from deepsift.deps import Deps
 from deepsift.graph.bridge import asked_names, bridge_names, bridge_queries, names_itself
-from deepsift.graph.ranking import in_lead, merge_chunks, ranked, result_list
+from deepsift.graph.ranking import merge_chunks, question_best, ranked, result_list
 from deepsift.graph.references import filed_under, referenced_numbers
 from deepsift.graph.sources import WEB
 from deepsift.graph.state import ResearchState
@@ -22,7 +22,7 @@ def hop(state: ResearchState, deps: Deps) -> dict:
     question, known = state["question"], state.get("chunks", {})
     asked, names_lead = {}, False
     if not followed:  # references first: a number names its document more surely than a name
-        lead = [c for c in ranked(state) if in_lead(c)]
+        lead = question_best(known.values())
         references = follow_references(question, lead, collections, deps, known)
         pages = follow_names(question, [], collections, deps, {**known, **references}, asked=True)
         asked = merge_chunks(references, pages)
@@ -97,6 +97,7 @@ def follow_names(
     paged: set[str] = set()  # the names that have a page of their own
     placed: set[str] = set()
     linked = sum(c.link_rank is not None for c in known.values())
+    lead = {c.id for c in question_best(known.values())}
     for (name, query), vector in zip(queries, vectors, strict=True):
         for collection in collections:
             hits = result_list(deps.store.search(collection, query, vector, settings.top_k))
@@ -106,7 +107,7 @@ def follow_names(
                 paged.add(name)
                 seen = known.get(chunk_id) or chunk
                 own_page = query == name and chunk_id not in placed
-                if own_page and seen.link_rank is None and not in_lead(seen):
+                if own_page and seen.link_rank is None and chunk_id not in lead:
                     hits[chunk_id] = chunk.model_copy(update={"link_rank": linked})
                     placed.add(chunk_id)
                     linked += 1

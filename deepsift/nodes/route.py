@@ -108,14 +108,24 @@ def dispatch(
     """Record the round's queries and fan out one search per (query, source), as deep as the
     report's shape asks, plus `also`."""
     k = deps.settings.top_k * shape_of(state, deps.settings.report_length).depth
+    # A sub-query that is the question as asked (a model that does not split it, or decompose's
+    # fallback) is not searched again where the question is: counted twice in the fusion, its
+    # shallower search's hits outranked the question's own (on the RFC folder, recall@5 of
+    # aggregation questions .72 -> .78; benchmarks/folders.md).
+    searched = {(_same(send.arg["query"]), send.arg["source"]) for send in also}
     sends = [
         Send("search", SearchTask(query=r.query, source=name, k=k, of_question=False))
         for r in routes
         for name in r.sources
+        if (_same(r.query), name) not in searched
     ] + list(also)
     queries = [r.query for r in routes]
     update = {"routes": routes, "pending": queries, "sub_queries": queries, "usage": usage}
     return Command(goto=sends, update=update)
+
+
+def _same(query: str) -> str:
+    return " ".join(query.split()).casefold()
 
 
 def route(state: ResearchState, deps: Deps) -> Command[Literal["search", "review"]]:
