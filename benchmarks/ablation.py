@@ -15,6 +15,7 @@ rankings are scored by documents. Prints a table, writes ablation.json beside th
 
 import argparse
 import json
+import re
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -22,6 +23,7 @@ from statistics import mean
 
 from _common import print_table, save
 
+import deepsift.graph.bridge as bridge
 import deepsift.nodes.search
 from deepsift.config import Settings
 from deepsift.deps import Deps
@@ -45,6 +47,7 @@ class Variant:
     spread: int = DOCUMENT_SPREAD  # the question's search: k documents, this many k chunks deep
     strike_numbers: bool = True  # numbers the question lacks struck from the sub-queries
     question_once: bool = True  # a sub-query that is the question is not searched again
+    slug_titles: bool = True  # a file name is a name written as a slug
     settings: dict = field(default_factory=dict)
 
 
@@ -53,6 +56,7 @@ BEFORE_FOLDERS = Variant(
     spread=1,
     strike_numbers=False,
     question_once=False,
+    slug_titles=False,
     settings={"hop_references": 0, "hop_unpaged_names": True},
 )
 VARIANTS = {
@@ -62,17 +66,25 @@ VARIANTS = {
     "now, question 1x deep": replace(NOW, spread=1),
     "now, numbers not struck": replace(NOW, strike_numbers=False),
     "now, the question searched again": replace(NOW, question_once=False),
+    "now, file names not read as names": replace(NOW, slug_titles=False),
     "now, no references": replace(NOW, settings={"hop_references": 0}),
     "now, unpaged names kept": replace(NOW, settings={"hop_unpaged_names": True}),
     "now, no hop": replace(NOW, hops=0),
     "now, no sub-queries": replace(NOW, sub_queries=False),
 }
 
+ON = {name: getattr(bridge, name) for name in ("_FILING", "_CAMEL", "_PUNCTUATION")}
+# Before: no filing number set aside, and only white space split words.
+NEVER = re.compile(r"(?!)")
+OFF = {"_FILING": NEVER, "_CAMEL": NEVER, "_PUNCTUATION": re.compile(r"\s+")}
+
 
 def first_round(question: str, queries: list[str], variant: Variant, context: tuple) -> list:
     store, embedder, name, settings = context
     deps = Deps(settings.model_copy(update=variant.settings), store, embedder, None)
     deepsift.nodes.search.DOCUMENT_SPREAD = variant.spread
+    for attribute in ON:
+        setattr(bridge, attribute, (ON if variant.slug_titles else OFF)[attribute])
     chunks = {}
     if variant.question:
         found = search_source(question, name, deps, settings.question_depth, of_question=True)
@@ -104,6 +116,7 @@ def main() -> None:
     parser.add_argument("--results", type=Path, required=True)
     parser.add_argument("--corpus", type=Path, help="the folder a --corpus eval searched")
     parser.add_argument("--data-dir", type=Path, default=Path(".deepsift"))
+    parser.add_argument("--variants", help="comma-separated variant names (default: all)")
     args = parser.parse_args()
     settings = Settings(data_dir=args.data_dir)
     embedder = get_embedder(settings)
@@ -135,6 +148,9 @@ def main() -> None:
     runs = [r for r in runs if not r.get("error") and "queries" in r]
     context = (store, embedder, name, settings)
     variants = {"one search (naive)": None, **VARIANTS}
+    if args.variants:
+        chosen = args.variants.split(",")
+        variants = {k: v for k, v in variants.items() if k in chosen}
     rows = []
     for variant_name, variant in variants.items():
         scores: dict[str, list[float]] = {k: [] for k in ("recall@2", "recall@5", "recall@10")}

@@ -225,6 +225,33 @@ def test_a_reference_by_number_is_followed_to_the_document_filed_under_it(tmp_pa
     assert not any(c.link_rank is not None for c in off.get("chunks", {}).values())
 
 
+def test_a_name_the_question_holds_leads_to_the_file_named_by_its_slug(tmp_path):
+    from deepsift.graph.ranking import result_list
+    from deepsift.nodes.hop import follow_names
+
+    deps = _numbered_folder(tmp_path)
+    question = "Why do NestedCalls compile now?"
+    vector = deps.embedder.embed_queries(["borrow rules"])[0]
+    lead = result_list(deps.store.search("rfcs", "borrow rules", vector, 1), of_question=True)
+    found = follow_names(question, [], ["rfcs"], deps, lead, asked=True)
+    deps.store.close()
+
+    linked = {Path(c.source).name for c in found.values() if c.link_rank is not None}
+    assert linked == {"0025-nested-calls.md"}
+    assert Path(next(iter(lead.values())).source).name == "0012-borrow-rules.md"
+
+
+def test_a_file_name_is_a_name_written_as_a_slug():
+    from deepsift.graph.bridge import names_itself
+
+    assert names_itself("3467-unsafe-pinned", "UnsafePinned")
+    assert names_itself("1758-repr-transparent", "#[repr(transparent)]")
+    assert names_itself("pep-0484-type-hints", "Type Hints")
+    assert names_itself("3058-try-trait-v2", "try_trait_v2")
+    assert not names_itself("3453-f16-and-f128", "f16")
+    assert not names_itself("1984 Summer Olympics", "Summer Olympics")  # a year, not a filing
+
+
 def test_names_no_document_is_titled_with_add_nothing_to_a_folder_s_ranking(tmp_path):
     from deepsift.graph.ranking import result_list
     from deepsift.nodes.hop import follow_names
@@ -232,7 +259,7 @@ def test_names_no_document_is_titled_with_add_nothing_to_a_folder_s_ranking(tmp_
     deps = _numbered_folder(tmp_path)
     question = "What do the rules build on?"
     hits = deps.store.search("rfcs", "borrow", deps.embedder.embed_queries(["borrow"])[0], 1)
-    top = [hits[0].model_copy(update={"text": "Nested Calls and Style Guide are named here."})]
+    top = [hits[0].model_copy(update={"text": "Tree Borrows and Style Guide are named here."})]
 
     dropped = follow_names(question, top, ["rfcs"], deps, result_list(hits, True))
     kept = follow_names(question, top, ["rfcs"], deps, {}, names_lead=True)
