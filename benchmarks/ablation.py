@@ -116,7 +116,7 @@ def main() -> None:
     parser.add_argument("--results", type=Path, required=True)
     parser.add_argument("--corpus", type=Path, help="the folder a --corpus eval searched")
     parser.add_argument("--data-dir", type=Path, default=Path(".deepsift"))
-    parser.add_argument("--variants", help="comma-separated variant names (default: all)")
+    parser.add_argument("--variants", help="variant names separated by ; (default: all)")
     args = parser.parse_args()
     settings = Settings(data_dir=args.data_dir)
     embedder = get_embedder(settings)
@@ -149,7 +149,7 @@ def main() -> None:
     context = (store, embedder, name, settings)
     variants = {"one search (naive)": None, **VARIANTS}
     if args.variants:
-        chosen = args.variants.split(",")
+        chosen = args.variants.split(";")
         variants = {k: v for k, v in variants.items() if k in chosen}
     rows = []
     for variant_name, variant in variants.items():

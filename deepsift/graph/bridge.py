@@ -84,21 +84,26 @@ def names_itself(title: str, name: str) -> bool:
     """Whether a document titled `title` is the page of `name`: the same words, case folded,
     once a qualifier is set aside, in parentheses ("Henry Edwards (actor)" for "Henry Edwards")
     or after a comma ("Gainesville, Florida" for "Gainesville"), and a leading article, which
-    names do not carry ("The Fighting Demon" for "Fighting Demon"). A file name is a name
-    written as a slug: "3467-unsafe-pinned" is the page of `UnsafePinned`, its filing number
-    set aside."""
-    heads = (title, title.split(",")[0], _FILING.sub("", title))
-    return _folded(name) in {_folded(re.sub(r"\([^)]*\)", " ", head)) for head in heads}
+    names do not carry ("The Fighting Demon" for "Fighting Demon"). A title with no space is a
+    file name, a name written as a slug: "3467-unsafe-pinned" is the page of UnsafePinned."""
+    if not any(c.isspace() for c in title) and _slug(_FILING.sub("", title)) == _slug(name):
+        return True
+    return _folded(name) in {
+        _folded(re.sub(r"\([^)]*\)", " ", head)) for head in (title, title.split(",")[0])
+    }
+
+
+def _folded(text: str) -> str:
+    return _ARTICLE.sub("", " ".join(text.casefold().split()))
 
 
 # A file's filing number and its separator: "3467-", "pep-0484-", "ADR_12_".
 _FILING = re.compile(r"^(?:[A-Za-z]{1,5}[-_]?)?\d+[-_](?=\D)")
 # Where a name written together starts a word: "UnsafePinned", "maxRetries".
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-# Set aside between words, as a slug drops them: "#[repr(transparent)]", "try_trait_v2".
+# What a slug puts between words: "unsafe-pinned", "try_trait_v2", "repr(transparent)".
 _PUNCTUATION = re.compile(r"[\W_]+")
 
 
-def _folded(text: str) -> str:
-    words = _PUNCTUATION.sub(" ", _CAMEL.sub(" ", text)).casefold().split()
-    return _ARTICLE.sub("", " ".join(words))
+def _slug(text: str) -> str:
+    return " ".join(_PUNCTUATION.sub(" ", _CAMEL.sub(" ", text)).casefold().split())
