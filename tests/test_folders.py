@@ -225,6 +225,37 @@ def test_a_reference_by_number_is_followed_to_the_document_filed_under_it(tmp_pa
     assert not any(c.link_rank is not None for c in off.get("chunks", {}).values())
 
 
+def test_references_follow_the_folder_through_edit_and_prune(tmp_path):
+    from deepsift.graph.ranking import result_list
+    from deepsift.ingest.pipeline import ingest
+    from deepsift.nodes.hop import hop
+
+    deps = _numbered_folder(tmp_path)
+    folder, question = tmp_path / "rfcs", "What do the non-lexical borrow rules build on?"
+
+    def followed() -> list[str]:
+        vector = deps.embedder.embed_queries([question])[0]
+        best = result_list(deps.store.search("rfcs", question, vector, 1), of_question=True)
+        state = {"question": question, "sources_to_search": ["rfcs"], "chunks": best}
+        chunks = hop(state, deps).get("chunks", {}).values()
+        return sorted(Path(c.source).name for c in chunks if c.link_rank is not None)
+
+    before = followed()
+    (folder / "0012-borrow-rules.md").write_text(
+        "- Start Date: 2017-08-02\n\n## Summary\n\nNon-lexical borrow rules for the checker. "
+        "They build on the naming rules of RFC 33.\n"
+    )
+    ingest([folder], "rfcs", deps.store, deps.embedder, deps.settings, prune=True)
+    edited = followed()
+    (folder / "0033-unrelated.md").unlink()
+    ingest([folder], "rfcs", deps.store, deps.embedder, deps.settings, prune=True)
+    pruned = followed()
+    deps.store.close()
+
+    assert before == ["0025-nested-calls.md"]
+    assert edited == ["0033-unrelated.md"] and pruned == []
+
+
 def test_a_name_the_question_holds_leads_to_the_file_named_by_its_slug(tmp_path):
     from deepsift.graph.ranking import result_list
     from deepsift.nodes.hop import follow_names

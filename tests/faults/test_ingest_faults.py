@@ -14,6 +14,7 @@ import pytest
 
 from deepsift.cli import main
 from deepsift.config import Settings
+from deepsift.graph.references import filed_under
 from deepsift.ingest import pipeline
 from deepsift.ingest.chunking import chunk_document
 from deepsift.ingest.loaders import load
@@ -103,12 +104,13 @@ class Killed(Exception):
 
 
 def _versions(folder: Path) -> tuple[dict[str, str], dict[str, str]]:
-    """Two versions of a small corpus: `shrinks.txt` loses its last chunk but keeps its first
-    (the same first chunk id, so only the hashes tell the versions apart), `new.txt` appears."""
+    """Two versions of a small corpus, filed by number: `0001-shrinks.txt` loses its last chunk
+    but keeps its first (the same first chunk id, so only the hashes tell the versions apart),
+    `0003-new.txt` appears."""
     paragraphs = [f"Paragraph {i} of the shrinking file. " * 5 for i in range(6)]
-    old = {"shrinks.txt": "\n\n".join(paragraphs), "kept.txt": "Kept " * 50}
-    new = {**old, "shrinks.txt": "\n\n".join(paragraphs[:5]), "new.txt": "New text. " * 60}
-    return old, new
+    old = {"0001-shrinks.txt": "\n\n".join(paragraphs), "0002-kept.txt": "Kept " * 50}
+    shrunk = "\n\n".join(paragraphs[:5])
+    return old, {**old, "0001-shrinks.txt": shrunk, "0003-new.txt": "New text. " * 60}
 
 
 def _write_files(folder: Path, files: dict[str, str]) -> list[str]:
@@ -121,13 +123,15 @@ def _write_files(folder: Path, files: dict[str, str]) -> list[str]:
 def test_a_crash_at_any_write_of_an_ingest_converges_on_rerun_to_a_clean_ingest(
     settings, store, monkeypatch
 ):
-    """Including the window between writing a file's new chunks and deleting its old ones."""
+    """Including the window between writing a file's new chunks and deleting its old ones; the
+    documents filed by number (what references are followed by) converge with the chunks."""
     settings = settings.model_copy(update={"chunk_chars": 200, "chunk_overlap": 0})
     monkeypatch.setattr(pipeline, "WRITE_BATCH", 2)  # files of several batches
     embedder = MemoEmbedder(get_embedder(settings))
     folder = Path("docs")
     old, new = _versions(folder)
     clean = _expected_rows([folder / name for name in _write_files(folder, new)], settings)
+    filed = [[name] for name in new]
     writes = 0
     crash_at: int | None = None
 
@@ -145,7 +149,7 @@ def test_a_crash_at_any_write_of_an_ingest_converges_on_rerun_to_a_clean_ingest(
     monkeypatch.setattr(store._client, "delete", counted(store._client.delete))
     crashes = 0
     while True:
-        (folder / "new.txt").unlink()
+        (folder / "0003-new.txt").unlink()
         _write_files(folder, old)
         ingest([folder], "docs", store, embedder, settings, prune=True)
         _write_files(folder, new)
@@ -157,11 +161,18 @@ def test_a_crash_at_any_write_of_an_ingest_converges_on_rerun_to_a_clean_ingest(
             crash_at = None
             ingest([folder], "docs", store, embedder, settings)
             assert _rows(store, "docs") == clean, f"after a crash at write {crashes}"
+            assert _filed(store) == filed, f"after a crash at write {crashes}"
             continue
         break
     assert crashes == writes >= 8  # every write was a crash point, the old chunks' delete too
-    assert _rows(store, "docs") == clean
+    assert _rows(store, "docs") == clean and _filed(store) == filed
     assert len({row[0] for row in clean}) == 3 and len(clean) >= 10
+
+
+def _filed(store: Store) -> list[list[str]]:
+    """The documents the store files under 1, 2 and 3, as references are followed to them."""
+    found = [(n, s) for n in "123" for s in store.sources_containing("docs", n)]
+    return [[Path(s).name for m, s in found if m == n and filed_under(s) == n] for n in "123"]
 
 
 def _notes(folder: Path, paragraphs: int) -> list[Path]:
