@@ -13,6 +13,7 @@ from deepsift.llm.structured import ask_structured
 from deepsift.prompts import route as prompt
 from deepsift.records import Usage
 from deepsift.report.shape import shape_of
+from deepsift.text.queries import same_query
 
 
 class QueryRoute(BaseModel):
@@ -112,20 +113,16 @@ def dispatch(
     # fallback) is not searched again where the question is: counted twice in the fusion, its
     # shallower search's hits outranked the question's own (on the RFC folder, recall@5 of
     # aggregation questions .72 -> .78; benchmarks/folders.md).
-    searched = {(_same(send.arg["query"]), send.arg["source"]) for send in also}
+    searched = {(same_query(send.arg["query"]), send.arg["source"]) for send in also}
     sends = [
         Send("search", SearchTask(query=r.query, source=name, k=k, of_question=False))
         for r in routes
         for name in r.sources
-        if (_same(r.query), name) not in searched
+        if (same_query(r.query), name) not in searched
     ] + list(also)
     queries = [r.query for r in routes]
     update = {"routes": routes, "pending": queries, "sub_queries": queries, "usage": usage}
     return Command(goto=sends, update=update)
-
-
-def _same(query: str) -> str:
-    return " ".join(query.split()).casefold()
 
 
 def route(state: ResearchState, deps: Deps) -> Command[Literal["search", "review"]]:

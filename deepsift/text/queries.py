@@ -5,13 +5,18 @@ import re
 from deepsift.text.words import words
 
 
+def same_query(query: str) -> str:
+    """What two queries that search alike share: their words, case folded."""
+    return " ".join(str(query).split()).casefold()
+
+
 def clean_queries(proposed: list[str], limit: int, already: list[str] = ()) -> list[str]:
-    seen = {q.casefold() for q in already}
+    seen = {same_query(q) for q in already}
     kept: list[str] = []
     for query in proposed:
         query = " ".join(str(query).split())
-        if query and query.casefold() not in seen:
-            seen.add(query.casefold())
+        if query and same_query(query) not in seen:
+            seen.add(same_query(query))
             kept.append(query)
     return kept[:limit]
 
