@@ -12,7 +12,7 @@ SUB_QUERIES = [
 ]
 
 
-REWRITE_ASKED = "of your reply state figures"
+REWRITE_ASKED = "of your reply do not hold to the excerpts"
 HEADINGS_AGAIN_ASKED = "are sentences or questions, not headings. Shorten"
 ORDINALS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth"]
 HEADINGS = {"German": "Ergebnisse", "French": "Résultats"}  # a section heading by language
@@ -99,7 +99,7 @@ class ScriptedResearcher:
             }
         if name == "CitedText" and REWRITE_ASKED in text:  # the claim check's rewrite
             shown = excerpts(body["messages"][1]["content"])  # the conversation's excerpts
-            listed = re.findall(r"^\d+\. (.*) \(not in its excerpts", text, re.MULTILINE)
+            listed = re.findall(r"^\d+\. (.*) \([^()]*\)$", text, re.MULTILINE)
             n = min(shown)
             fixed = listed[0] if self.rewrite_fails else first_sentence(shown[n])
             return {"sentences": [{"text": fixed, "excerpts": [n]} for _ in listed]}

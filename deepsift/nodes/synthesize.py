@@ -8,8 +8,9 @@ from deepsift.deps import Deps
 from deepsift.graph import budget
 from deepsift.graph.state import ResearchState
 from deepsift.llm.structured import ATTEMPTS
+from deepsift.report.checks import repeated
 from deepsift.report.citations import cited_report
-from deepsift.report.cited_text import render, with_marks
+from deepsift.report.cited_text import CitedSentence, render, with_marks
 from deepsift.report.headings import distinct_headings, labels, query_heading
 from deepsift.report.outline import outline
 from deepsift.report.shape import shape_of
@@ -56,6 +57,7 @@ def synthesize(state: ResearchState, deps: Deps) -> dict:
             )
             sections = list(zip(distinct_headings(named.result(), queried), texts, strict=True))
             title, findings, conclusion = framed.result()
+    findings, sections, conclusion = _unrepeated(findings, sections, conclusion, writer)
     body = [f"## {heading}\n\n{render(said)}" for heading, said in sections]
     report = [f"# {title}"]
     if findings:
@@ -69,13 +71,43 @@ def synthesize(state: ResearchState, deps: Deps) -> dict:
             if state.get("chunks") and not affordable
             else "Nothing relevant was found in the searched sources."
         )
-    remarks = []
-    if dropped := writer.usage.claims_dropped:
-        remarks.append(
-            f"{dropped} sentence(s) left out: the excerpts they cite do not state their figures "
-            "or names."
-        )
     report_text, sources = cited_report(
-        "\n\n".join(report), shown, state.get("notes", []), says, remarks
+        "\n\n".join(report), shown, state.get("notes", []), says, _remarks(writer.left_out)
     )
     return {"report": report_text, "sources": sources, "usage": writer.usage}
+
+
+def _unrepeated(
+    findings: list[CitedSentence],
+    sections: list[tuple[str, list[CitedSentence]]],
+    conclusion: list[CitedSentence],
+    writer: Writer,
+) -> tuple[list[CitedSentence], list[tuple[str, list[CitedSentence]]], list[CitedSentence]]:
+    """The report without the sentences that say again what an earlier one says (REPEATED of
+    their words in it), in reading order: findings, sections, conclusion. A section keeps its
+    first sentence and the conclusion its first, so neither is left empty."""
+    earlier: list[str] = []
+
+    def kept(sentences: list[CitedSentence]) -> list[CitedSentence]:
+        mine = [
+            s for s in sentences if not repeated(s.text, earlier) and not earlier.append(s.text)
+        ]
+        mine = mine or sentences[:1]
+        left_out = "it says again what another sentence of the report says"
+        writer.left_out += [left_out] * (len(sentences) - len(mine))
+        return mine
+
+    findings = kept(findings)
+    sections = [(heading, kept(said)) for heading, said in sections]
+    return findings, sections, kept(conclusion)
+
+
+def _remarks(left_out: list[str]) -> list[str]:
+    """One note for each kind of problem that left sentences out."""
+    kinds: dict[str, int] = {}
+    for problem in left_out:
+        kind = problem.split(":")[0]
+        if kind == "not in its excerpts":
+            kind = "the excerpts they cite do not state their figures or names"
+        kinds[kind] = kinds.get(kind, 0) + 1
+    return [f"{n} sentence(s) left out: {kind}." for kind, n in kinds.items()]

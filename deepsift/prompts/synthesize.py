@@ -64,11 +64,11 @@ Sections:
 
 Write {findings} findings and a conclusion of about {words} words. {language}"""
 
-REWRITE = """These sentences of your reply state figures or names that the excerpts they \
-cite do not contain (listed after each):
+REWRITE = """These sentences of your reply do not hold to the excerpts they cite (what is wrong \
+is said after each):
 {sentences}
 
-Rewrite each one from the excerpts above: keep only what they support, with their exact \
+Rewrite each one from the excerpts above: keep only what they state, with their exact \
 figures and names, and list the numbers of the excerpts it uses. If the excerpts support \
 nothing of it, give an empty text. {language}
 

@@ -109,11 +109,15 @@ def _written(value: float) -> str:
 
 class ClaimCounts(BaseModel):
     checked: int = 0  # sentences that state a number or a name
-    rewritten: int = 0  # failed the check, and passed once rewritten from their excerpts
+    rewritten: int = 0  # failed a check, and passed once rewritten from their excerpts
     dropped: int = 0  # failed it again, or could not be rewritten
+    dropped_for: list[str] = []  # the problem each dropped sentence had
 
 
-Rewriter = Callable[[list[tuple[CitedSentence, list[str]]]], list[CitedSentence] | None]
+# The failed sentences, each with its problem in words -> their rewrites, in order (None: none).
+Rewriter = Callable[[list[tuple[CitedSentence, str]]], list[CitedSentence] | None]
+# A sentence's problem beyond its figures and names (deepsift.report.checks); "" when none.
+Faults = Callable[[CitedSentence], str]
 
 
 def hold_to_evidence(
@@ -122,28 +126,36 @@ def hold_to_evidence(
     restated: str,
     rewrite: Rewriter | None,
     check_names: bool = True,
+    faults: Faults | None = None,
 ) -> tuple[list[CitedSentence | None], ClaimCounts]:
     """The sentences, each kept when its cited `excerpts` (number -> text) or the `restated`
-    text (the question) hold its numbers and names. One that cites the wrong excerpts (small
-    models miscount) is kept citing those that do hold them. The others go once to `rewrite`
-    with what they lack (None: no rewrite, e.g. no budget left); a rewritten sentence that fails
-    again, or is not returned, is dropped: None in its place."""
+    text (the question) hold its numbers and names, and `faults` finds nothing wrong with it.
+    One that cites the wrong excerpts (small models miscount) is kept citing those that do hold
+    them. The others go once to `rewrite` with their problem (None: no rewrite, e.g. no budget
+    left); a rewritten sentence that fails again, or is not returned, is dropped: None in its
+    place."""
 
     def lacking(sentence: CitedSentence) -> list[str]:
         evidence = [excerpts[n] for n in sentence.excerpts if n in excerpts] + [restated]
         return unsupported(sentence.text, evidence, check_names)
 
+    def problem(sentence: CitedSentence) -> str:
+        if missing := lacking(sentence):
+            return f"not in its excerpts: {', '.join(missing)}"
+        return faults(sentence) if faults else ""
+
     counts = ClaimCounts()
     sentences = list(sentences)
-    failed: dict[int, list[str]] = {}
+    failed: dict[int, str] = {}
     for i, sentence in enumerate(sentences):
         if numbers(sentence.text) or (check_names and names(sentence.text)):
             counts.checked += 1
-            if missing := lacking(sentence):
-                if recited := _recited(sentence, missing, excerpts, lacking):
-                    sentences[i] = recited
-                else:
-                    failed[i] = missing
+            if (missing := lacking(sentence)) and (
+                recited := _recited(sentence, missing, excerpts, lacking)
+            ):
+                sentences[i] = recited
+        if wrong := problem(sentences[i]):
+            failed[i] = wrong
     if not failed:
         return list(sentences), counts
     rewritten = (rewrite([(sentences[i], failed[i]) for i in failed]) or []) if rewrite else []
@@ -152,12 +164,13 @@ def hold_to_evidence(
     for i, sentence in enumerate(sentences):
         if i not in failed:
             kept.append(sentence)
-        elif (new := replacement.get(i)) and new.text.strip() and not lacking(new):
+        elif (new := replacement.get(i)) and new.text.strip() and not problem(new):
             kept.append(new)
             counts.rewritten += 1
         else:
             kept.append(None)
             counts.dropped += 1
+            counts.dropped_for.append(failed[i])
     return kept, counts
 
 

@@ -13,6 +13,7 @@ from deepsift.llm.models import LOCAL_SUMMING, LOCAL_WRITING
 from deepsift.llm.structured import Schema, ask_structured
 from deepsift.prompts import synthesize as prompt
 from deepsift.records import Chunk, Usage
+from deepsift.report import checks
 from deepsift.report.cited_text import (
     CitedSection,
     CitedSentence,
@@ -67,6 +68,7 @@ class Writer:
         self.summing = LOCAL_SUMMING if local else None
         self.spare_calls = spare_calls  # calls the budget leaves over, first asked first served
         self.usage = Usage()
+        self.left_out: list[str] = []  # the problem of each sentence the checks left out
         self._lock = Lock()
 
     def section(self, planned: PlannedSection, words: int) -> list[CitedSentence]:
@@ -189,12 +191,27 @@ class Writer:
         excerpts instead of reading them again."""
         excerpts = {n: self.chunk_of[n].text for n in citable if n in self.chunk_of}
 
-        def rewrite(failed: list[tuple[CitedSentence, list[str]]]) -> list[CitedSentence] | None:
+        def faults(sentence: CitedSentence) -> str:
+            """What a reader would catch (deepsift.report.checks), against its excerpts."""
+            cited = [excerpts[n] for n in sentence.excerpts if n in excerpts]
+            documents = [
+                f"{self.chunk_of[n].title} {self.chunk_of[n].source}"
+                for n in sentence.excerpts
+                if n in self.chunk_of
+            ]
+            return (
+                checks.stitched(sentence.text, cited)
+                or checks.unstated_cause(sentence.text, cited)
+                or checks.unsupported_claim(sentence.text, cited, f"{self.question} {restated}")
+                or checks.misdescribed_source(sentence.text, documents)
+            )
+
+        def rewrite(failed: list[tuple[CitedSentence, str]]) -> list[CitedSentence] | None:
             if not self._spare_call():
                 return None
             listed = "\n".join(
-                f"{i}. {with_marks(sentence)} (not in its excerpts: {', '.join(missing)})"
-                for i, (sentence, missing) in enumerate(failed, 1)
+                f"{i}. {with_marks(sentence)} ({problem})"
+                for i, (sentence, problem) in enumerate(failed, 1)
             )
             turn = prompt.REWRITE.format(sentences=listed, language=self.language)
             messages = [*asked, AIMessage(reply.model_dump_json()), HumanMessage(turn)]
@@ -208,8 +225,10 @@ class Writer:
             f"{self.question} {restated}",
             rewrite,
             self.check_names,
+            faults,
         )
         with self._lock:
+            self.left_out += counts.dropped_for
             self.usage = self.usage + Usage(
                 claims_checked=counts.checked,
                 claims_rewritten=counts.rewritten,

@@ -1,0 +1,133 @@
+"""The checks a reader would make of a report's sentences, in code (the claim check of figures
+and names is deepsift.report.claims): a sentence that says again what another says, one that
+joins figures from two different excerpt sentences into one claim, a claim its excerpts do not
+support, a cause no excerpt states, and a source described as what it is not. Each returns the
+problem in words the rewrite is told, or "" when the sentence passes."""
+
+import re
+
+from deepsift.report.claims import numbers
+from deepsift.text.marks import without_marks
+from deepsift.text.sentences import split_sentences
+from deepsift.text.words import words
+
+REPEATED = 0.8  # of a sentence's words in one other sentence: it says the same again
+LEAST_WORDS = 6  # shorter sentences are not compared
+SUPPORTED = 0.5  # of a claim's content words its excerpts must hold
+CONTENT_LEAST = 4  # a claim with fewer content words (beyond the question's) is not judged
+
+# Figures that are amounts (money, percentages, measures), not years or numbers in names.
+_AMOUNT = re.compile(
+    r"(?:[€$£]\s?\d[\d,.]*(?:\s?(?:k|m|bn|million|billion|thousand))?"
+    r"|\b\d[\d,.]*\s?(?:%|percent|per cent|million|billion|thousand|tonnes?|t/yr|km|ha|kg|"
+    r"µg/l|ug/l|mg/l|days|weeks|months|years|votes)\b"
+    r"|\b(?:eur|usd|gbp)\s?\d[\d,.]*(?:\s?(?:million|billion|thousand|m|bn))?)",
+    re.IGNORECASE,
+)
+# Words that set two figures side by side on purpose.
+_CONTRAST = re.compile(
+    r"(?i)\b(compared|against|than|versus|vs|while|whereas|but|from .{1,40}? to|up from|"
+    r"down from|rather than|instead of|exceed\w*|over)\b"
+)
+_CAUSAL = re.compile(
+    r"(?i)\b(because|caused by|cause[ds]?|due to|owing to|as a result|result(?:ed|s)? in|"
+    r"led to|leads to|lead to|thanks to|blamed|responsible for|so that|therefore|hence|why)\b"
+)
+# "The incident report stated ...", "RFC 2394 proposes ...": a source named as saying something.
+_ATTRIBUTION = re.compile(
+    r"(?i)\b(?:the\s+)?((?:[\w-]+\s+){0,3}?"
+    r"(report|study|note|minutes|review|release|register|rfc|paper|memo|plan|survey|article))"
+    r"(?:\s+\d+)?\s+(?:stated|states|says|said|notes|noted|reports|reported|found|finds|"
+    r"concluded|concludes|proposes|proposed|describes|described|recommends|recommended|shows|"
+    r"showed)\b"
+)
+_STOP = set(
+    """a an the and or but of to in on at by for with from as is are was were be been being it
+    its this that these those which who whom whose what when where why how not no than then
+    there their they them he she his her we our you your i also into over under about after
+    before between during more most less such can could would should may might will shall has
+    have had do does did so if each other any all both only own same very one two three first
+    new later whether while within without per""".split()
+)
+
+
+def repeated(sentence: str, earlier: list[str]) -> str:
+    """A sentence at least LEAST_WORDS long with REPEATED of its words in one `earlier`
+    sentence."""
+    mine = _bag(sentence)
+    if len(mine) < LEAST_WORDS:
+        return ""
+    for other in earlier:
+        if len(mine & _bag(other)) >= REPEATED * len(mine):
+            return "it says again what another sentence of the report says"
+    return ""
+
+
+def stitched(sentence: str, evidence: list[str]) -> str:
+    """Amounts that no one evidence sentence holds together, joined without saying they are
+    set side by side ("cost EUR 24.6 million, including a 25-year loan")."""
+    amounts = _AMOUNT.findall(without_marks(sentence, " "))
+    if len(amounts) < 2 or _CONTRAST.search(sentence):
+        return ""
+    values = [v for v, _ in numbers(" ".join(amounts))]
+    held = [{v for v, _ in numbers(text)} for text in _sentences(evidence)]
+    holding = [h for h in held if h & set(values)]
+    if len(holding) < 2 or any(set(values) <= h for h in holding):
+        return ""
+    return "it joins figures from different sentences of its excerpts into one claim"
+
+
+def unsupported_claim(sentence: str, evidence: list[str], question: str) -> str:
+    """A sentence with no figure whose content words its excerpts (and the question) mostly do
+    not hold ("creating thousands of jobs")."""
+    if numbers(sentence):
+        return ""  # the claim check holds a sentence with figures to them
+    held = {_stem(w) for text in [*evidence, question] for w in _content(text)}
+    said = [w for w in _content(sentence) if _stem(w) not in {_stem(q) for q in _content(question)}]
+    if len(said) < CONTENT_LEAST:
+        return ""
+    found = sum(_stem(w) in held for w in said)
+    if found >= SUPPORTED * len(said):
+        return ""
+    missing = [w for w in said if _stem(w) not in held][:4]
+    return f"its excerpts do not say this: {', '.join(missing)}"
+
+
+def unstated_cause(sentence: str, evidence: list[str]) -> str:
+    """A cause ("because", "caused by", "led to") that none of its excerpts states."""
+    if not _CAUSAL.search(sentence) or any(_CAUSAL.search(text) for text in evidence):
+        return ""
+    return "its excerpts state no cause"
+
+
+def misdescribed_source(sentence: str, documents: list[str]) -> str:
+    """A source named as saying something ("the incident report stated ...", "RFC 2394
+    proposes ...") whose describing words or number none of the documents the sentence cites
+    has (`documents`: their titles and paths)."""
+    named = _ATTRIBUTION.search(without_marks(sentence, " "))
+    if not named or not documents:
+        return ""
+    described = " ".join(documents).casefold()
+    held = {_stem(w) for w in words(described)}
+    modifiers = [w for w in _content(named[1]) if _stem(w) != _stem(named[2])]
+    number = re.search(r"\d+", named[0][named.end(1) - named.start(0) :])
+    if (number and number[0] not in described) or any(_stem(w) not in held for w in modifiers):
+        return f"it names a source it does not cite: {named[0].strip()}"
+    return ""
+
+
+def _sentences(texts: list[str]) -> list[str]:
+    return [s for text in texts for s in split_sentences(" ".join(text.split()))]
+
+
+def _bag(sentence: str) -> set[str]:
+    return {w.casefold() for w in words(without_marks(sentence, " "))}
+
+
+def _content(text: str) -> list[str]:
+    return [w for w in words(text.casefold()) if w not in _STOP and not w[0].isdigit()]
+
+
+def _stem(word: str) -> str:
+    """Crude, but enough to meet a word in another form ("reduced" / "reduction")."""
+    return word.casefold()[:5]

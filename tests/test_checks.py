@@ -1,0 +1,129 @@
+"""A reader's checks of report sentences (deepsift.report.checks): each catches its fault and
+lets a faithful sentence pass; through a report, a caught sentence is rewritten or left out with
+a note."""
+
+import pytest
+from test_report import run
+
+from deepsift.report import checks
+from deepsift.report.cited_text import CitedSentence
+from deepsift.report.claims import hold_to_evidence
+
+from scripted import REWRITE_ASKED, ScriptedResearcher
+
+BUDGET = "The Board approves a capital budget of €24.6 million."
+LOAN = "The project would be funded from a 25-year loan of €18.0 million and from reserves."
+FINAL = "The final out-turn cost of Kestrel Works is EUR 29.3 million."
+
+
+def test_two_sentences_that_say_the_same_are_caught_and_different_ones_pass():
+    said = ["Kestrel Works had a final cost of EUR 29.3 million in total."]
+
+    assert checks.repeated("The final cost of Kestrel Works was EUR 29.3 million in total.", said)
+    assert not checks.repeated("The Board approved a budget of EUR 24.6 million in 2021.", said)
+    assert not checks.repeated("It cost more.", ["It cost more."])  # too short to judge
+
+
+def test_figures_from_two_excerpt_sentences_joined_into_one_claim_are_caught():
+    stitched = "The plant cost €24.6 million, including a 25-year loan of €18.0 million."
+
+    assert checks.stitched(stitched, [f"{BUDGET} {LOAN}"])
+    # Set side by side on purpose, or both held by one sentence: no fault.
+    assert not checks.stitched("It cost EUR 29.3 million against €24.6 million.", [FINAL, BUDGET])
+    assert not checks.stitched("The loan of €18.0 million ran 25 years.", [LOAN])
+
+
+def test_a_claim_with_no_figure_that_its_excerpts_do_not_support_is_caught():
+    excerpt = ["The tunnel opened in 2019 after a cost overrun of 40 percent."]
+    question = "How much did the tunnel cost?"
+
+    caught = checks.unsupported_claim(
+        "The tunnel was a significant economic success, creating thousands of jobs.",
+        excerpt,
+        question,
+    )
+    assert "economic" in caught and "success" in caught
+    assert not checks.unsupported_claim(
+        "The tunnel opened after a cost overrun.", excerpt, question
+    )
+
+
+def test_a_cause_no_excerpt_states_is_caught():
+    said = "The overrun was caused by the decision to build the tunnel."
+
+    assert checks.unstated_cause(said, ["The overrun was 40 percent."])
+    assert not checks.unstated_cause(said, ["The overrun was caused by flooding in the shaft."])
+
+
+def test_a_source_described_as_saying_what_it_is_not_is_caught():
+    design = ["Kestrel Works - Design Basis Note examples/kestrel_works_design_basis.pdf"]
+    incident = ["IR-2024-031 examples/incident_report_IR-2024-031.txt"]
+    said = "The incident report stated the plant was built to cut phosphorus."
+
+    assert checks.misdescribed_source(said, design)
+    assert not checks.misdescribed_source(said, incident)
+    assert checks.misdescribed_source("RFC 2592 proposes async fn.", ["Async 2394-async_await.md"])
+    assert not checks.misdescribed_source("RFC 2394 proposes async fn.", ["2394-async_await.md"])
+
+
+def test_a_caught_sentence_goes_to_the_rewrite_with_its_problem_and_is_dropped_if_it_fails_again():
+    sentence = CitedSentence(
+        text="The overrun led to thousands of new jobs in the valley.", excerpts=[1]
+    )
+    asked = []
+
+    def rewrite(failed):
+        asked.extend(failed)
+        return [failed[0][0]]  # the same sentence again
+
+    def faults(s):
+        return checks.unsupported_claim(s.text, [FINAL], "")
+
+    kept, counts = hold_to_evidence([sentence], {1: FINAL}, "", rewrite, faults=faults)
+
+    assert asked and "its excerpts do not say this" in asked[0][1]
+    assert kept == [None] and counts.dropped == 1
+    assert counts.dropped_for == [asked[0][1]]
+
+
+@pytest.mark.parametrize(
+    "claim", ["The plant was a significant economic success, creating thousands of jobs."]
+)
+def test_a_report_sentence_its_excerpts_do_not_support_is_rewritten_or_left_out_with_a_note(
+    tmp_path, sample_store, claim
+):
+    researcher = ScriptedResearcher(false_figure=claim, rewrite_fails=True)
+    result, requests = run(tmp_path, sample_store, researcher)
+
+    assert "thousands of jobs" not in result.report
+    assert any(
+        REWRITE_ASKED in r["messages"][-1]["content"]
+        and "its excerpts do not say this" in r["messages"][-1]["content"]
+        for r in requests
+    )
+    notes = result.report.split("## Notes")[1].split("## Sources")[0]
+    assert "left out: its excerpts do not say this" in notes
+
+
+def test_a_sentence_repeating_an_earlier_one_anywhere_in_the_report_is_left_out_and_noted():
+    from types import SimpleNamespace
+
+    from deepsift.nodes.synthesize import _remarks, _unrepeated
+
+    def said(text):
+        return CitedSentence(text=text, excerpts=[1])
+
+    finding = said("The final out-turn cost of Kestrel Works was EUR 29.3 million.")
+    again = said("The final out-turn cost of Kestrel Works was EUR 29.3 million in the end.")
+    other = said("The Board had approved a capital budget of EUR 24.6 million in 2021.")
+    writer = SimpleNamespace(left_out=[])
+
+    findings, sections, conclusion = _unrepeated(
+        [finding], [("Cost", [other, again])], [again, other], writer
+    )
+
+    assert findings == [finding] and sections == [("Cost", [other])]
+    assert conclusion == [again]  # all of it repeats: its first sentence stays
+    assert _remarks(writer.left_out) == [
+        "2 sentence(s) left out: it says again what another sentence of the report says."
+    ]
