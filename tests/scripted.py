@@ -65,21 +65,19 @@ class ScriptedResearcher:
             self.reflections[question] = self.reflections.get(question, 0) + 1
             first = self.reflections[question] == 1 and self.follow_up_if in question
             return {"queries": self.follow_ups if first else []}
-        if name == "CitedSection":
-            shown = excerpts(text)
-            words = int(re.search(r"Write about (\d+) words", text)[1])
-            sentences = written_from(shown, words)
-            if self.false_figure:
-                sentences.append({"text": self.false_figure, "excerpts": [min(shown)]})
-            sentences.append({"text": "A guess.", "excerpts": [999]})
-            return {"sentences": sentences}
+        if name == "Restated":  # each evidence sentence restated: "the" opening it
+            said = re.findall(r"^\[\d+\] <excerpt>(.*)</excerpt>$", text, re.MULTILINE)
+            restated = [f"In the documents, {s[:1].lower()}{s[1:]}" for s in said]
+            if self.false_figure and restated:
+                restated[0] = self.false_figure
+            return {"sentences": restated}
         if name == "SectionHeadings":
             language = re.search(r"every sentence in (\w+)", text)
             heading = HEADINGS[language[1]] if language else "What the sources show"
             if HEADINGS_AGAIN_ASKED in text and self.heading_again:
                 count = int(re.search(r"Write (\d+) headings", body["messages"][1]["content"])[1])
                 return {"headings": [self.heading_again] * count}
-            said = re.findall(r"^Section (\d+):\n(.*)$", text, re.MULTILINE)
+            said = re.findall(r"^Section (\d+):\n<excerpt>\n(.*)$", text, re.MULTILINE)
             return {"headings": [self.heading or f"{heading}: {n}. {s[:30]}" for n, s in said]}
         if name == "ReportFrame":
             cited = sorted({int(n) for n in re.findall(r"\[(\d+)\]", text)})
@@ -100,6 +98,9 @@ class ScriptedResearcher:
         if name == "CitedText" and REWRITE_ASKED in text:  # the claim check's rewrite
             shown = excerpts(body["messages"][1]["content"])  # the conversation's excerpts
             listed = re.findall(r"^\d+\. (.*) \([^()]*\)$", text, re.MULTILINE)
+            if not shown:  # the frame's: it was shown the sections' sentences
+                fixed = listed[0] if self.rewrite_fails else "It was done."
+                return {"sentences": [{"text": fixed, "excerpts": []} for _ in listed]}
             n = min(shown)
             fixed = listed[0] if self.rewrite_fails else first_sentence(shown[n])
             return {"sentences": [{"text": fixed, "excerpts": [n]} for _ in listed]}
@@ -176,19 +177,6 @@ def excerpts(text: str) -> dict[int, str]:
 
 def first_sentence(text: str) -> str:
     return re.split(r"(?<=[.!?])\s", " ".join(text.split()), maxsplit=1)[0]
-
-
-def written_from(shown: dict[int, str], words: int) -> list[dict[str, Any]]:
-    """About `words` words in sentences of twenty, each the excerpt's own words in order."""
-    sentences = []
-    numbers = sorted(shown)
-    for i in range(max(1, round(words / 20))):
-        n = numbers[i % len(numbers)]
-        pool = shown[n].split()
-        start = (i // len(numbers)) * 20 % max(1, len(pool) - 20)
-        text = " ".join(pool[start : start + 20]).rstrip(".,;:") + "."
-        sentences.append({"text": text, "excerpts": [n]})
-    return sentences
 
 
 REACT_SYSTEM = "You answer the question by thinking step by step and acting"

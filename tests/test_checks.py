@@ -2,14 +2,13 @@
 lets a faithful sentence pass; through a report, a caught sentence is rewritten or left out with
 a note."""
 
-import pytest
 from test_report import run
 
 from deepsift.report import checks
 from deepsift.report.cited_text import CitedSentence
 from deepsift.report.claims import hold_to_evidence
 
-from scripted import REWRITE_ASKED, ScriptedResearcher
+from scripted import ScriptedResearcher
 
 BUDGET = "The Board approves a capital budget of €24.6 million."
 LOAN = "The project would be funded from a 25-year loan of €18.0 million and from reserves."
@@ -86,23 +85,23 @@ def test_a_caught_sentence_goes_to_the_rewrite_with_its_problem_and_is_dropped_i
     assert counts.dropped_for == [asked[0][1]]
 
 
-@pytest.mark.parametrize(
-    "claim", ["The plant was a significant economic success, creating thousands of jobs."]
-)
-def test_a_report_sentence_its_excerpts_do_not_support_is_rewritten_or_left_out_with_a_note(
-    tmp_path, sample_store, claim
+def test_a_restatement_its_sentence_does_not_support_gives_way_to_the_sentence_with_a_note(
+    tmp_path, sample_store
 ):
-    researcher = ScriptedResearcher(false_figure=claim, rewrite_fails=True)
-    result, requests = run(tmp_path, sample_store, researcher)
+    claim = "The plant was a significant economic success, creating thousands of jobs."
+    result, _ = run(tmp_path, sample_store, ScriptedResearcher(false_figure=claim))
 
     assert "thousands of jobs" not in result.report
-    assert any(
-        REWRITE_ASKED in r["messages"][-1]["content"]
-        and "its excerpts do not say this" in r["messages"][-1]["content"]
-        for r in requests
-    )
     notes = result.report.split("## Notes")[1].split("## Sources")[0]
-    assert "left out: its excerpts do not say this" in notes
+    assert "given in their document's own words" in notes
+
+
+def test_figures_compared_the_wrong_way_round_are_caught():
+    wrong = "The final cost of EUR 29.3 million was within the approved budget of €24.6 million."
+
+    assert "compare" in checks.wrong_comparison(wrong)
+    assert not checks.wrong_comparison(wrong.replace("within", "over"))
+    assert not checks.wrong_comparison("It cost EUR 20 million, under the €24.6 million budget.")
 
 
 def test_a_sentence_repeating_an_earlier_one_anywhere_in_the_report_is_left_out_and_noted():
@@ -119,11 +118,12 @@ def test_a_sentence_repeating_an_earlier_one_anywhere_in_the_report_is_left_out_
     writer = SimpleNamespace(left_out=[])
 
     findings, sections, conclusion = _unrepeated(
-        [finding], [("Cost", [other, again])], [again, other], writer
+        [finding], [("Cost", [other, again]), ("Again", [again])], [again, None], writer
     )
 
+    # A finding or a conclusion sentence left out keeps its place (they follow the parts).
     assert findings == [finding] and sections == [("Cost", [other])]
-    assert conclusion == [again]  # all of it repeats: its first sentence stays
+    assert conclusion == [None, None]
     assert _remarks(writer.left_out) == [
-        "2 sentence(s) left out: it says again what another sentence of the report says."
+        "3 sentence(s) left out: it says again what another sentence of the report says."
     ]

@@ -15,10 +15,11 @@ from deepsift.report.citations import cited_report
 from deepsift.report.cited_text import CitedSentence
 from deepsift.report.claims import hold_to_evidence, numbers, unsupported
 from deepsift.report.headings import echoes_query
+from deepsift.report.parts import question_parts
 from deepsift.report.shape import SHAPES
 
 from fake_openai import FakeOpenAI, last_user_text, schema_name
-from scripted import REWRITE_ASKED, ScriptedResearcher, excerpts
+from scripted import ORDINALS, ScriptedResearcher
 
 QUESTION = "Why was Kestrel Works built, what did it cost against its budget, and did it work?"
 FALSE = "The plant cost €99.9m in the end."
@@ -53,16 +54,16 @@ def test_the_report_has_a_title_cited_findings_written_headings_a_conclusion_and
     report = result.report
     assert report.startswith("# What the evidence says\n")  # the model's title
     found = headings(report)
-    assert found[0] == "Key findings" and found[-2:] == ["Conclusion", "Sources"]
+    assert found[0] == "Key findings" and "Conclusion" in found and found[-1] == "Sources"
+    # One finding for each part of the question the evidence answers.
     findings = report.split("## Key findings\n\n")[1].split("\n\n")[0].splitlines()
-    assert len(findings) == SHAPES["standard"].findings
+    assert 2 <= len(findings) <= len(question_parts(QUESTION)) == 3
     assert all(re.match(r"- .+\[\d+\]\.$", line) for line in findings)
-    sections = found[1:-2]
-    assert len(sections) >= 3
+    sections = found[1 : found.index("Conclusion")]
     assert all(h.startswith("What the sources show: ") for h in sections)  # written, not asked
-    # The three sub-queries and the reflection's query each got a section; sections going on
-    # from leftover evidence make up the length's count.
-    assert len(sections) == SHAPES["standard"].sections == 6
+    # Each answered part got a section; sections going on from a part's next evidence make up
+    # the length's count.
+    assert 3 <= len(sections) <= SHAPES["standard"].sections
 
 
 def test_the_frame_caps_its_lists_and_an_endpoint_gets_no_embedded_server_penalties(
@@ -77,34 +78,32 @@ def test_the_frame_caps_its_lists_and_an_endpoint_gets_no_embedded_server_penalt
     asked = next(s["schema"]["properties"] for s in schemas if s["name"] == "Reflection")
     assert asked["queries"]["maxItems"] == MAX_NEW_QUERIES
     named = next(s["schema"]["properties"] for s in schemas if s["name"] == "SectionHeadings")
-    assert named["headings"]["minItems"] == named["headings"]["maxItems"] == 6  # one a section
-    listed = next(s["schema"]["properties"] for s in schemas if s["name"] == "ReportFrame")
-    assert listed["findings"]["maxItems"] == listed["findings"]["minItems"]
-    assert listed["findings"]["maxItems"] == SHAPES["standard"].findings
-    assert listed["conclusion"]["maxItems"] > listed["conclusion"]["minItems"] >= 2
-    # A section is held to the sentences asked, two an excerpt at most.
-    sections = [b for b in requests if schema_name(b) == "CitedSection"]
+    # One a section (a section whose sentences all read alone asks no restatement).
+    sections = sum(schema_name(b) == "Restated" for b in requests)
+    assert named["headings"]["minItems"] == named["headings"]["maxItems"] >= sections
+    # One finding and one conclusion sentence for each part answered.
+    frame = next(b for b in requests if schema_name(b) == "ReportFrame")
+    parts = len(re.findall(r"^\d+\. ", last_user_text(frame), re.MULTILINE))
+    listed = frame["response_format"]["json_schema"]["schema"]["properties"]
+    for field in ("findings", "conclusion"):
+        assert listed[field]["maxItems"] == listed[field]["minItems"] == parts >= 2
+    # A section restates exactly the sentences it is shown, no more, no fewer.
+    sections = [b for b in requests if schema_name(b) == "Restated"]
+    assert sections
     for body in sections:
-        text = last_user_text(body)
-        asked = int(re.search(r"Write about \d+ words \((\d+) sentences\)", text)[1])
-        least = body["response_format"]["json_schema"]["schema"]["properties"]["sentences"]
-        assert least["minItems"] == min(asked, 2 * len(excerpts(text))) >= 2
+        shown = len(re.findall(r"^\[\d+\] <excerpt>", last_user_text(body), re.MULTILINE))
+        held = body["response_format"]["json_schema"]["schema"]["properties"]["sentences"]
+        assert held["minItems"] == held["maxItems"] == shown >= 1
     # The repetition penalties are llama.cpp's fields, for the embedded model only.
     assert not any({"dry_multiplier", "repeat_last_n"} & body.keys() for body in requests)
 
 
-@pytest.mark.parametrize("length", ["brief", "long"])
-def test_report_length_lands_within_thirty_percent_of_its_target(tmp_path, sample_store, length):
-    result, requests = run(tmp_path, sample_store, length=length)
+def test_a_brief_report_lands_within_thirty_percent_of_its_target(tmp_path, sample_store):
+    result, requests = run(tmp_path, sample_store, length="brief")
 
-    target = SHAPES[length].words
+    target = SHAPES["brief"].words
     assert abs(body_words(result.report) - target) <= 0.3 * target, body_words(result.report)
-    asked = [
-        int(re.search(r"Write about (\d+) words", last_user_text(r))[1])
-        for r in requests
-        if "This section answers:" in last_user_text(r)
-    ]
-    assert len(asked) <= SHAPES[length].sections
+    assert sum(schema_name(r) == "Restated" for r in requests) <= SHAPES["brief"].sections
 
 
 def test_standard_is_longer_than_brief_and_shorter_than_long(tmp_path, sample_store):
@@ -127,31 +126,37 @@ def test_a_report_in_german_has_german_headings_and_every_prompt_asks_for_german
     assert writing and all("every sentence in German" in last_user_text(r) for r in writing)
 
 
-def test_a_figure_no_cited_excerpt_holds_is_rewritten_from_the_excerpts_and_counted(
+def test_a_restatement_whose_figure_its_sentence_lacks_gives_way_to_the_sentence_and_is_noted(
     tmp_path, sample_store
 ):
     result, requests = run(tmp_path, sample_store, ScriptedResearcher(false_figure=FALSE))
 
     assert "99.9" not in result.report
-    rewrites = [r for r in requests if REWRITE_ASKED in last_user_text(r)]
-    assert rewrites and all(
-        "not in its excerpts: 99,900,000" in last_user_text(r) for r in rewrites
-    )
-    assert result.usage.claims_rewritten >= len(rewrites)
-    # Each rewrite continues its section's conversation: the prompt cache serves the excerpts.
-    sections = [r["messages"][:2] for r in requests if len(r["messages"]) == 2]
-    assert all(r["messages"][:2] in sections and len(r["messages"]) == 4 for r in rewrites)
-    assert result.usage.claims_checked > result.usage.claims_rewritten
+    restating = [r for r in requests if schema_name(r) == "Restated"]
+    first = re.search(r"^\[1\] <excerpt>(.*)</excerpt>$", last_user_text(restating[0]), re.M)[1]
+    assert first.rstrip(".") in result.report  # the document's own words, in its place
+    notes = result.report.split("## Notes")[1].split("## Sources")[0]
+    assert "given in their document's own words" in notes
 
 
-def test_a_figure_that_fails_again_is_dropped_counted_and_noted(tmp_path, sample_store):
-    researcher = ScriptedResearcher(false_figure=FALSE, rewrite_fails=True)
-    result, _ = run(tmp_path, sample_store, researcher)
+def test_a_figure_the_frame_states_that_no_cited_excerpt_holds_is_rewritten_or_dropped(
+    tmp_path, sample_store
+):
+    scripted = ScriptedResearcher(rewrite_fails=True)
+
+    def inventing(body):
+        reply = scripted(body)
+        if schema_name(body) == "ReportFrame":
+            reply["findings"][0]["text"] = FALSE
+        return reply
+
+    result, requests = run(tmp_path, sample_store, inventing)
 
     assert "99.9" not in result.report
+    assert any("not in its excerpts: 99,900,000" in last_user_text(r) for r in requests)
     assert result.usage.claims_dropped >= 1
     notes = result.report.split("## Notes")[1].split("## Sources")[0]
-    assert f"{result.usage.claims_dropped} sentence(s) left out" in notes
+    assert "do not state their figures or names" in notes
 
 
 def test_amounts_compare_by_value_whatever_their_notation():
@@ -174,51 +179,32 @@ def test_a_figure_in_the_scale_a_table_names_as_its_unit_is_held():
     assert unsupported("It cost €29.3 million.", ["It cost 29.3 in all."]) == ["29,300,000"]
 
 
-def test_the_claim_check_rewrites_as_many_parts_as_the_budget_leaves_room_for(
-    tmp_path, sample_store
-):
-    # decompose + route (2) leave 18 of 20 calls; the 6 sections (the 3 sub-queries' and three
-    # going on from the evidence left), the headings and the frame reserve 16 (with retries),
-    # so one rewrite (2) fits: the other sections' figures go.
-    result, requests = run(
-        tmp_path,
-        sample_store,
-        ScriptedResearcher(false_figure=FALSE),
-        max_iterations=1,
-        settings_update={"max_llm_calls": 20},
-    )
-
-    assert sum(schema_name(r) == "CitedSection" for r in requests) == 6
-    assert sum(REWRITE_ASKED in last_user_text(r) for r in requests) == 1
-    assert result.usage.claims_rewritten == 1 and result.usage.claims_dropped >= 5
-    assert "99.9" not in result.report and result.usage.llm_calls <= 20
-
-
 @pytest.mark.parametrize("heading", ["Why was it built?", "Conclusion", "sources"])
 def test_a_section_heading_that_is_a_question_its_query_or_the_reports_own_gives_way_to_the_query(
     tmp_path, sample_store, heading
 ):
     result, requests = run(tmp_path, sample_store, ScriptedResearcher(heading=heading))
 
-    found = headings(result.report)[1:-2]
-    # Each query heads its section; a section going on from a query's leftover evidence, the
-    # query numbered.
-    assert {_unnumbered(h) for h in found} == {q[:1].upper() + q[1:] for q in result.sub_queries}
-    assert len(set(found)) == len(found) == SHAPES["standard"].sections
+    found = headings(result.report)
+    found = found[1 : found.index("Conclusion")]
+    # Each part heads its section; a section going on from a part's next evidence, the part
+    # numbered.
+    assert {_unnumbered(h) for h in found} <= set(question_parts(QUESTION))
+    assert len(set(found)) == len(found) >= 3
     assert headings(result.report).count("Conclusion") == 1
-    # The headings are asked from what the sections say, not from the queries they answer.
+    # The headings are asked from what the sections say, not from the parts they answer.
     asked = next(r for r in requests if schema_name(r) == "SectionHeadings")
-    assert not any(q in last_user_text(asked) for q in result.sub_queries + [QUESTION])
+    assert not any(p in last_user_text(asked) for p in question_parts(QUESTION) + [QUESTION])
 
 
 SENTENCE = "The Kestrel Works treatment plant was built to cut the phosphorus load of the lake."
 
 
-@pytest.mark.parametrize("calls, asked", [(30, 2), (18, 1)])
+@pytest.mark.parametrize("calls, asked", [(30, 2), (14, 1)])
 def test_headings_unfit_to_print_are_asked_again_once_while_calls_are_left_over(
     tmp_path, sample_store, calls, asked
 ):
-    # At 18 calls, decompose and route leave 16: the sections, headings and frame reserve them.
+    # At 14 calls, decompose and route leave 12: the sections, headings and frame reserve them.
     again = ScriptedResearcher(heading=SENTENCE, heading_again="Why the plant was built")
     result, requests = run(
         tmp_path, sample_store, again, max_iterations=1, settings_update={"max_llm_calls": calls}
@@ -227,7 +213,7 @@ def test_headings_unfit_to_print_are_asked_again_once_while_calls_are_left_over(
     named = [r for r in requests if schema_name(r) == "SectionHeadings"]
     assert len(named) == asked and result.usage.llm_calls <= calls
     first = headings(result.report)[1]  # after the key findings
-    assert first == ("Why the plant was built" if asked == 2 else result.sub_queries[0])
+    assert first == ("Why the plant was built" if asked == 2 else question_parts(QUESTION)[0])
     assert SENTENCE not in headings(result.report)
 
 
@@ -287,10 +273,10 @@ def test_sections_the_model_gives_one_heading_keep_distinct_headings(tmp_path, s
 
     sections = headings(result.report)[1:-2]
     assert sections[0] == "Kestrel Works" and len(set(sections)) == len(sections) >= 3
-    assert _unnumbered(sections[1]) in [q[:1].upper() + q[1:] for q in result.sub_queries]
+    assert _unnumbered(sections[1]) in question_parts(QUESTION)
 
 
-def test_a_conclusion_that_only_repeats_the_key_findings_keeps_only_its_first_sentence(
+def test_a_conclusion_that_only_repeats_the_key_findings_is_left_out_and_noted(
     tmp_path, sample_store
 ):
     scripted = ScriptedResearcher()
@@ -298,40 +284,20 @@ def test_a_conclusion_that_only_repeats_the_key_findings_keeps_only_its_first_se
     def repeating(body):
         reply = scripted(body)
         if schema_name(body) == "ReportFrame":
+            reply["findings"] = [
+                {"text": f"The {ORDINALS[i]} finding holds for Kestrel Works in full.", **f}
+                for i, f in enumerate({"excerpts": f["excerpts"]} for f in reply["findings"])
+            ]
             reply["conclusion"] = reply["findings"]
         return reply
 
     result, _ = run(tmp_path, sample_store, repeating)
 
-    conclusion = result.report.split("## Conclusion\n\n")[1].split("\n\n")[0]
-    assert conclusion.startswith("The first finding holds") and "second" not in conclusion
+    ending = result.report.split("## Conclusion\n\n")[-1].split("\n\n")[0]
+    assert "finding holds" not in ending
+    notes = result.report.split("## Notes")[1].split("## Sources")[0]
+    assert "it says again what another sentence of the report says" in notes
 
 
 def _unnumbered(heading: str) -> str:
     return re.sub(r" \([2-9]\)$", "", heading)
-
-
-@pytest.mark.parametrize("new", ["", "So the plant worked."])
-def test_a_conclusion_repeating_a_section_drops_the_repeat_but_is_never_left_empty(
-    tmp_path, sample_store, new
-):
-    scripted = ScriptedResearcher()
-
-    def repeating(body):
-        reply = scripted(body)
-        if schema_name(body) == "ReportFrame":
-            section = last_user_text(body).split("\n## ")[1].split("\n\n")[1]
-            said = re.sub(r" ?\[\d+\]", "", re.split(r"(?<=\.) ", section)[0])
-            cites = [int(n) for n in re.findall(r"\[(\d+)\]", section)[:1]]
-            ending = [{"text": said, "excerpts": cites}]
-            reply["conclusion"] = ending + ([{"text": new, "excerpts": cites}] if new else [])
-        return reply
-
-    result, _ = run(tmp_path, sample_store, repeating)
-
-    conclusion = result.report.split("## Conclusion\n\n")[1].split("\n\n")[0]
-    body = result.report.split("## Conclusion")[0]
-    if new:
-        assert conclusion.startswith("So the plant worked")
-    else:
-        assert conclusion and conclusion.rstrip(".").split(" [")[0] in body

@@ -6,10 +6,9 @@ from deepsift.deps import Deps
 from deepsift.graph.bridge import bridge_names, names_itself, salient_names
 from deepsift.graph.ranking import DISTINCT_LEAD, LINK_LEAD, merge_chunks, ranked, result_list
 from deepsift.graph.state import Route
-from deepsift.llm.models import chat_model, get_embedder, similarities
+from deepsift.llm.models import chat_model, get_embedder
 from deepsift.nodes.route import dispatch, question_searches
 from deepsift.records import Chunk, Usage
-from deepsift.report.outline import SAME_TOPIC, outline
 from deepsift.report.shape import SHAPES
 
 from fake_openai import FakeOpenAI
@@ -196,19 +195,6 @@ TOPICS = [
 ]
 
 
-def test_sections_go_to_the_best_evidence_a_reflection_query_included():
-    chunks: dict[str, Chunk] = {}
-    for query in [TOPICS[-1], *TOPICS[:6]]:  # the added query found the best chunk
-        chunks = merge_chunks(chunks, result_list([chunk(f"best for {query}", query)]))
-    chunks = merge_chunks(chunks, result_list([chunk(f"best for {TOPICS[-1]}")]))
-
-    state = {"chunks": chunks, "sub_queries": TOPICS}
-    sections = outline(state, get_embedder(Settings()), sections=6, excerpts=2)
-
-    assert len(sections) == 6 and [TOPICS[-1]] in [s.queries for s in sections]
-    assert sections[-1].queries == [TOPICS[-1]]  # in the order asked
-
-
 def _painters(tmp_path) -> Deps:
     """A real Milvus Lite collection of three notes, embedded with the real embedder."""
     from deepsift.ingest.pipeline import ingest
@@ -309,45 +295,6 @@ def test_an_agent_reads_its_query_s_best_hits_then_the_pages_linked_from_them():
     assert [c.id for c in read_first(own, {}, 3)] == ["own0", "own1", "own2"]
 
 
-def test_a_chunk_the_question_found_joins_the_section_of_a_query_that_says_it_for_the_subject():
-    question = "Why was the Arden Bridge built, and how much did it cost in the end?"
-    asked = ["Why was the Arden Bridge built?", "How much did it cost in the end?"]
-    found = [
-        chunk("The Arden Bridge was built to replace the Marrow ferry.", asked[0]),
-        chunk("The cost of it in the end was known.", asked[1]),
-        chunk("Arden Bridge final account: EUR 41 million.", question),
-    ]
-    chunks: dict[str, Chunk] = {}
-    for c in found:
-        chunks = merge_chunks(chunks, result_list([c]))
-
-    state = {"question": question, "chunks": chunks, "sub_queries": asked}
-    sections = outline(state, get_embedder(Settings()), sections=2, excerpts=4)
-
-    assert [c.text for c in sections[1].chunks][-1] == found[2].text
-
-
-def test_a_chunk_goes_to_the_section_of_a_sub_query_that_found_it_though_another_scored_it_best():
-    question = "Who founded Tarn Mill, and what did the mill make?"
-    asked = ["Who founded Tarn Mill?", "Which fabrics were woven there in the 1900s?"]
-    made = chunk("Tarn Mill wove linen sailcloth.", asked[1])
-    best_for_question = made.model_copy(update={"query": question, "score": 2.0})
-    chunks: dict[str, Chunk] = {}
-    for found in [
-        [chunk("Ada Venn founded Tarn Mill in 1821.", asked[0])],
-        [made],
-        [best_for_question],  # the same chunk: the question's search scored it best
-        [chunk("The founder of Tarn Mill is buried at Drumlee.", question)],
-    ]:
-        chunks = merge_chunks(chunks, result_list(found))
-
-    state = {"question": question, "chunks": chunks, "sub_queries": asked}
-    sections = outline(state, get_embedder(Settings()), sections=2, excerpts=4)
-
-    assert chunks[made.id].query == question and asked[1] in chunks[made.id].queries
-    assert sections[1].chunks[0].text == made.text  # its own find, before any orphan
-
-
 def _found(*batches: list[Chunk]) -> dict[str, Chunk]:
     chunks: dict[str, Chunk] = {}
     for batch in batches:
@@ -355,64 +302,8 @@ def _found(*batches: list[Chunk]) -> dict[str, Chunk]:
     return chunks
 
 
-def test_a_section_s_excerpts_are_its_own_finds_nearest_its_query_not_the_best_ranked():
-    question = "How much did the Arden Bridge cost against its budget?"
-    asked = ["How much did the Arden Bridge cost against its budget?"]
-    finds = [
-        chunk("The Arden Bridge board also discussed a farm grants scheme.", asked[0]),
-        chunk("The Arden Bridge cost EUR 41 million against a budget of EUR 36 million.", asked[0]),
-    ]
-    state = {"question": question, "chunks": _found(finds), "sub_queries": asked}
-    sections = outline(state, get_embedder(Settings()), sections=1, excerpts=1)
-
-    assert ranked(state)[0].text == finds[0].text  # the search ranked the aside first
-    assert [c.text for c in sections[0].chunks] == [finds[1].text]
-
-
-def test_sections_left_over_go_on_a_topic_from_its_next_finds_but_not_from_unrelated_text():
-    question = "Why was the Arden Bridge built, and what did its contract finally cost?"
-    asked = ["Reasons for building the Arden Bridge", "Final account of the contract in euros"]
-    built = [
-        chunk(f"The Arden Bridge was built to replace the Marrow ferry, reason {n}.", asked[0])
-        for n in range(4)
-    ]
-    cost = [
-        chunk(f"The Arden Bridge cost item {n}: EUR {n + 1} million.", asked[1]) for n in range(2)
-    ]
-    unrelated = [chunk(f"Opera houses of northern Italy, part {n}.", question) for n in range(4)]
-    state = {"question": question, "chunks": _found(built, cost, unrelated), "sub_queries": asked}
-    embedder = get_embedder(Settings())
-
-    sections = outline(state, embedder, sections=4, excerpts=2)
-    assert [(s.queries, s.part) for s in sections] == [
-        ([asked[0]], 0),
-        ([asked[0]], 1),
-        ([asked[1]], 0),  # the unrelated text makes no part
-    ]
-    assert {c.text for c in sections[1].chunks} <= {c.text for c in built}
-    assert [(s.queries, s.part) for s in outline(state, embedder, 2, 2)] == [
-        ([asked[0]], 0),
-        ([asked[1]], 0),  # every topic is written before any goes on
-    ]
-
-
 ANOMALY = "What caused the August 2024 phosphorus anomaly in Lake Veldmere?"
 RESPONSE = "How did the Water Authority respond to the phosphorus anomaly in Lake Veldmere?"
-
-
-def test_queries_alike_in_words_share_a_section_only_when_they_found_the_same_chunks():
-    cause = [chunk(f"Cause {n}: a power failure stopped the dosing.", ANOMALY) for n in range(3)]
-    response = [chunk(f"Response {n}: the Authority closed beaches.", RESPONSE) for n in range(3)]
-    refound = [c.model_copy(update={"query": RESPONSE}) for c in cause]
-    embedder = get_embedder(Settings())
-
-    def topics(*batches: list[Chunk]) -> list[list[str]]:
-        state = {"chunks": _found(*batches), "sub_queries": [ANOMALY, RESPONSE]}
-        return [s.queries for s in outline(state, embedder, sections=2, excerpts=3)]
-
-    assert similarities(embedder, [ANOMALY], [RESPONSE])[0][0] >= SAME_TOPIC
-    assert topics(cause, response) == [[ANOMALY], [RESPONSE]]
-    assert topics(cause, refound) == [[ANOMALY, RESPONSE]]
 
 
 def test_a_long_report_s_sub_queries_search_deeper_than_a_standard_one_s():

@@ -1,105 +1,170 @@
-"""The report step: sections planned from the evidence, written by the report writer, then
-framed and cited (deepsift.report)."""
+"""The report step: the question's parts, each part's evidence chosen without a model, sections
+written from that evidence, then framed, checked and cited (deepsift.report)."""
 
 from concurrent.futures import ThreadPoolExecutor
 from contextvars import copy_context
 
 from deepsift.deps import Deps
 from deepsift.graph import budget
+from deepsift.graph.ranking import ranked
+from deepsift.graph.sources import WEB
 from deepsift.graph.state import ResearchState
 from deepsift.llm.structured import ATTEMPTS
+from deepsift.nodes.search import search_source
+from deepsift.records import Chunk
 from deepsift.report.checks import repeated
 from deepsift.report.citations import cited_report
 from deepsift.report.cited_text import CitedSentence, render, with_marks
+from deepsift.report.evidence import plan
 from deepsift.report.headings import distinct_headings, labels, query_heading
-from deepsift.report.outline import outline
+from deepsift.report.parts import part_queries, question_parts, with_names
 from deepsift.report.shape import shape_of
 from deepsift.report.writer import Writer
+from deepsift.text.queries import same_query
+
+CANDIDATES = 8  # a section: the run's best-ranked excerpts whose sentences may become evidence
+MOST_SECTIONS = 10  # a question of many parts gets a section each, up to this many
+SENTENCE_WORDS = 16  # about, of an evidence sentence: how many a section's words need
 
 
 def synthesize(state: ResearchState, deps: Deps) -> dict:
-    """The report: sections planned from the evidence (deepsift.report.outline), written
-    concurrently; then, from what the sections say, their headings and the report's title,
-    key findings and conclusion. Every sentence's numbers and names are checked against the
-    excerpts it cites (deepsift.report.claims); citations are resolved against the excerpts shown,
-    never against the model's text."""
+    """The report. The question's parts (from its wording; else the sub-queries) each get
+    their own search and their own evidence sentences, chosen in code; a section is written
+    from its evidence only, and every sentence checked: its figures and names against its
+    excerpts (deepsift.report.claims), what a reader would catch (deepsift.report.checks).
+    The key findings and the conclusion answer each part in turn; a part no evidence answers
+    is said to be unanswered. Citations are resolved against the excerpts shown, never
+    against the model's text."""
     settings = deps.settings
+    question = state["question"]
     shape = shape_of(state, settings.report_length)
     language = state.get("report_language", settings.report_language)
     says = labels(language)
+    parts = question_parts(question)
+    found: dict[str, Chunk] = _searched(parts, question, state, deps) if parts else {}
+    if not parts:
+        parts = _asked(state, question)[: shape.sections]
+    queries = [
+        [with_names(q, question) for q in part_queries(part)] + _own(part, state) for part in parts
+    ]
+    gathered = {**state.get("chunks", {}), **found}
+    chunks = ranked({**state, "chunks": gathered})[: CANDIDATES * shape.sections]
+    chunks += [c for c in found.values() if c.id not in {k.id for k in chunks}]
     affordable = budget.sections_affordable(state.get("usage"), settings)
-    planned = outline(state, deps.embedder, min(shape.sections, affordable), shape.excerpts)
-    shown = [chunk for section in planned for chunk in section.chunks]
-    # Calls left over go to the claim check's rewrites of a part (a section, the frame) and to
-    # asking the headings again.
+    sections = min(max(shape.sections, len(parts)), MOST_SECTIONS, affordable)
+    per_section = max(4, min(10, round(shape.section_words(sections) / SENTENCE_WORDS)))
+    planned, unanswered = plan(parts, queries, chunks, deps.embedder, sections, per_section)
+    shown = list({c.id: c for s in planned for c in s.chunks}.values())
+    # Calls left over go to the checks' rewrites and to asking the headings again.
     spare = budget.calls_left(state.get("usage"), settings) - budget.structured(
         len(planned) + budget.FINISHING
     )
-    writer = Writer(state, deps, shown, language, spare_calls=max(0, spare // ATTEMPTS))
-    words = shape.section_words(len(planned))
-    title, findings, conclusion, sections = state["question"], [], [], []
+    writer = Writer(state, deps, shown, language, max(0, spare // ATTEMPTS))
+    title, findings, conclusion, body = question, [], [], []
     with ThreadPoolExecutor(max_workers=settings.llm_parallel) as pool:
         # Each call in a copy of this step's context: it stays part of the graph run
         # (callbacks, the replies a checkpointed run keeps: deepsift.llm.replies).
         def submit(call, *args):
             return pool.submit(copy_context().run, call, *args)
 
-        texts = [submit(writer.section, section, words) for section in planned]
-        texts = [text.result() for text in texts]
-        if texts:
-            named = submit(writer.headings, texts, planned)
-            queried = [query_heading(s.queries[0], s.part) for s in planned]
-            framed = submit(
-                writer.frame,
-                list(zip(queried, texts, strict=True)),
-                shape.findings,
-                shape.conclusion_words,
-            )
-            sections = list(zip(distinct_headings(named.result(), queried), texts, strict=True))
+        texts = [submit(writer.section, s, parts[s.part]) for s in planned]
+        texts = [t.result() for t in texts]
+        kept = [(s, t) for s, t in zip(planned, texts, strict=True) if t]
+        answered = list(dict.fromkeys(s.part for s, _ in kept))
+        unanswered = sorted(set(unanswered) | (set(range(len(parts))) - set(answered)))
+        if kept:
+            asked = [(parts[s.part], s.goes_on) for s, _ in kept]
+            named = submit(writer.headings, [t for _, t in kept], asked)
+            by_part = [(parts[n], [x for s, t in kept if s.part == n for x in t]) for n in answered]
+            framed = submit(writer.frame, by_part)
+            queried = [query_heading(part, goes_on) for part, goes_on in asked]
+            headings = distinct_headings(named.result(), queried)
+            body = [(h, t) for h, (_, t) in zip(headings, kept, strict=True)]
             title, findings, conclusion = framed.result()
-    findings, sections, conclusion = _unrepeated(findings, sections, conclusion, writer)
-    body = [f"## {heading}\n\n{render(said)}" for heading, said in sections]
+    findings, body, conclusion = _unrepeated(findings, body, conclusion, writer)
+    ending = [s for s in conclusion if s]
+    ending += [
+        CitedSentence(text=says.unanswered.format(part=parts[n]), excerpts=[]) for n in unanswered
+    ]
     report = [f"# {title}"]
-    if findings:
-        report.append(f"## {says.findings}\n\n" + "\n".join(f"- {with_marks(s)}" for s in findings))
-    report += body
-    if conclusion:
-        report.append(f"## {says.conclusion}\n\n{render(conclusion)}")
-    if not sections:
+    if found_list := [s for s in findings if s]:
+        report.append(
+            f"## {says.findings}\n\n" + "\n".join(f"- {with_marks(s)}" for s in found_list)
+        )
+    report += [f"## {heading}\n\n{render(said)}" for heading, said in body]
+    if body and ending:
+        report.append(f"## {says.conclusion}\n\n{render(ending)}")
+    if not body:
         report.append(
             "The run's LLM-call budget (max_llm_calls) was spent before the report."
             if state.get("chunks") and not affordable
             else "Nothing relevant was found in the searched sources."
         )
+    remarks = _remarks(writer.left_out)
+    if given := len(writer.given_as_found):
+        remarks.append(
+            f"{given} sentence(s) given in their document's own words: the model's restatement "
+            "did not hold to them."
+        )
     report_text, sources = cited_report(
-        "\n\n".join(report), shown, state.get("notes", []), says, _remarks(writer.left_out)
+        "\n\n".join(report), shown, state.get("notes", []), says, remarks
     )
-    return {"report": report_text, "sources": sources, "usage": writer.usage}
+    return {"report": report_text, "sources": sources, "usage": writer.usage, "chunks": found}
+
+
+def _asked(state: ResearchState, question: str) -> list[str]:
+    """The sub-queries as parts, when the wording gives none: each once, in the order asked."""
+    asked: dict[str, str] = {}
+    for query in state.get("sub_queries", []):
+        asked.setdefault(same_query(query), query)
+    return list(asked.values()) or [question]
+
+
+def _own(part: str, state: ResearchState) -> list[str]:
+    """A sub-query that is the part itself: its search's finds count as the part's own."""
+    return [q for q in state.get("sub_queries", []) if same_query(q) == same_query(part)]
+
+
+def _searched(
+    parts: list[str], question: str, state: ResearchState, deps: Deps
+) -> dict[str, Chunk]:
+    """Each part searched in every collection the run searches (no model call; the web is
+    searched only by the research itself): what a part asks is then found even when no
+    sub-query asked it."""
+    found: dict[str, Chunk] = {}
+    collections = [s for s in state.get("sources_to_search", []) if s != WEB]
+    for part in parts:
+        for query in part_queries(part):
+            for collection in collections:
+                hits = search_source(with_names(query, question), collection, deps, weight=0.0)
+                for chunk in hits["chunks"].values():
+                    found.setdefault(chunk.id, chunk.model_copy(update={"query": part}))
+    return {i: c for i, c in found.items() if i not in state.get("chunks", {})}
 
 
 def _unrepeated(
-    findings: list[CitedSentence],
-    sections: list[tuple[str, list[CitedSentence]]],
-    conclusion: list[CitedSentence],
+    findings: list[CitedSentence | None],
+    body: list[tuple[str, list[CitedSentence]]],
+    conclusion: list[CitedSentence | None],
     writer: Writer,
-) -> tuple[list[CitedSentence], list[tuple[str, list[CitedSentence]]], list[CitedSentence]]:
+) -> tuple[list, list, list]:
     """The report without the sentences that say again what an earlier one says (REPEATED of
-    their words in it), in reading order: findings, sections, conclusion. A section keeps its
-    first sentence and the conclusion its first, so neither is left empty."""
+    their words in it), in reading order: findings, sections, conclusion (a finding or a
+    conclusion sentence left out becomes None: they answer the parts in order)."""
     earlier: list[str] = []
 
-    def kept(sentences: list[CitedSentence]) -> list[CitedSentence]:
-        mine = [
-            s for s in sentences if not repeated(s.text, earlier) and not earlier.append(s.text)
-        ]
-        mine = mine or sentences[:1]
-        left_out = "it says again what another sentence of the report says"
-        writer.left_out += [left_out] * (len(sentences) - len(mine))
-        return mine
+    def kept(sentence: CitedSentence | None) -> CitedSentence | None:
+        if sentence is None:
+            return None
+        if repeated(sentence.text, earlier):
+            writer.left_out.append("it says again what another sentence of the report says")
+            return None
+        earlier.append(sentence.text)
+        return sentence
 
-    findings = kept(findings)
-    sections = [(heading, kept(said)) for heading, said in sections]
-    return findings, sections, kept(conclusion)
+    findings = [kept(s) for s in findings]
+    body = [(heading, [s for s in map(kept, said) if s]) for heading, said in body]
+    return findings, [(h, said) for h, said in body if said], [kept(s) for s in conclusion]
 
 
 def _remarks(left_out: list[str]) -> list[str]:

@@ -93,6 +93,30 @@ def unsupported_claim(sentence: str, evidence: list[str], question: str) -> str:
     return f"its excerpts do not say this: {', '.join(missing)}"
 
 
+def wrong_comparison(sentence: str) -> str:
+    """Two amounts compared the wrong way round ("EUR 29.3 million was within the approved
+    budget of EUR 24.6 million")."""
+    said = without_marks(sentence, " ")
+    for first, word, second in _COMPARISON.findall(said):
+        a, b = numbers(first), numbers(second)
+        if not a or not b:
+            continue
+        smaller = word.casefold().split()[0] in _SMALLER
+        if (a[0][0] > b[0][0]) if smaller else (a[0][0] < b[0][0]):
+            return f"its figures do not compare that way: {first.strip()} {word} {second.strip()}"
+    return ""
+
+
+_SMALLER = {"within", "under", "below", "less", "lower", "cheaper", "fewer"}
+_COMPARISON = re.compile(
+    r"(" + _AMOUNT.pattern + r")[^.;]{0,60}?\b(within|under|below|less than|lower than|"
+    r"cheaper than|fewer than|over|above|more than|higher than|exceed\w*)\b[^.;\d€$£]{0,60}?("
+    + _AMOUNT.pattern
+    + r")",
+    re.IGNORECASE,
+)
+
+
 def unstated_cause(sentence: str, evidence: list[str]) -> str:
     """A cause ("because", "caused by", "led to") that none of its excerpts states."""
     if not _CAUSAL.search(sentence) or any(_CAUSAL.search(text) for text in evidence):

@@ -52,9 +52,11 @@ class CitedText(BaseModel):
         return render(self.sentences, citable)
 
 
-class CitedSection(CitedText):
-    """A section of a report: its cited sentences. Its heading is asked for afterwards, from
-    what they say (SectionHeadings)."""
+class Restated(BaseModel):
+    """A section as its evidence sentences restated, one for each, in order: the citations are
+    the evidence's own, so the model cannot miscount them."""
+
+    sentences: list[str]
 
 
 class SectionHeadings(BaseModel):

@@ -30,3 +30,21 @@ def label(chunk: Chunk) -> str:
         return f"(document {one_line(display_path(chunk.source))})"
     date = f", published {one_line(chunk.published, 40)}" if chunk.published else ""
     return f"(web page {one_line(chunk.source)}{date})"
+
+
+def numbered_sentences(sentences: list[tuple[str, Chunk]]) -> str:
+    """Evidence sentences numbered 1, 2 … one by one, under the document each comes from
+    (`sentences`: the text and its chunk, in the order shown)."""
+    lines, document = [], None
+    for n, (text, chunk) in enumerate(sentences, 1):
+        if (chunk.collection, chunk.source) != document:
+            document = (chunk.collection, chunk.source)
+            title = f", titled {_inline(chunk.title)}" if chunk.title else ""
+            lines.append(f"\nFrom {label(chunk)[1:-1]}{title}:")
+        lines.append(f"[{n}] {_inline(text)}")
+    return "\n".join(lines).strip()
+
+
+def _inline(text: str) -> str:
+    """`text` quoted on one line: a sentence costs its words, not three lines of tags."""
+    return f"<excerpt>{one_line(text, 2000)}</excerpt>"

@@ -9,15 +9,63 @@ from pydantic import BaseModel
 # The headings the report writes itself. Section headings and prose come from the model in the
 # report's language; these are looked up, English when the language is not listed.
 _LABELS = {
-    "english": ("Key findings", "Conclusion", "Notes", "Sources"),
-    "german": ("Wichtigste Ergebnisse", "Fazit", "Hinweise", "Quellen"),
-    "french": ("Principaux résultats", "Conclusion", "Remarques", "Sources"),
-    "spanish": ("Conclusiones principales", "Conclusión", "Notas", "Fuentes"),
-    "italian": ("Risultati principali", "Conclusione", "Note", "Fonti"),
-    "portuguese": ("Principais conclusões", "Conclusão", "Notas", "Fontes"),
-    "dutch": ("Belangrijkste bevindingen", "Conclusie", "Opmerkingen", "Bronnen"),
-    "chinese": ("主要发现", "结论", "说明", "来源"),
-    "japanese": ("主な調査結果", "結論", "注記", "出典"),
+    "english": (
+        "Key findings",
+        "Conclusion",
+        "Notes",
+        "Sources",
+        "The sources found do not answer: {part}.",
+    ),
+    "german": (
+        "Wichtigste Ergebnisse",
+        "Fazit",
+        "Hinweise",
+        "Quellen",
+        "Die gefundenen Quellen beantworten nicht: {part}.",
+    ),
+    "french": (
+        "Principaux résultats",
+        "Conclusion",
+        "Remarques",
+        "Sources",
+        "Les sources trouvées ne répondent pas à : {part}.",
+    ),
+    "spanish": (
+        "Conclusiones principales",
+        "Conclusión",
+        "Notas",
+        "Fuentes",
+        "Las fuentes encontradas no responden a: {part}.",
+    ),
+    "italian": (
+        "Risultati principali",
+        "Conclusione",
+        "Note",
+        "Fonti",
+        "Le fonti trovate non rispondono a: {part}.",
+    ),
+    "portuguese": (
+        "Principais conclusões",
+        "Conclusão",
+        "Notas",
+        "Fontes",
+        "As fontes encontradas não respondem a: {part}.",
+    ),
+    "dutch": (
+        "Belangrijkste bevindingen",
+        "Conclusie",
+        "Opmerkingen",
+        "Bronnen",
+        "De gevonden bronnen beantwoorden niet: {part}.",
+    ),
+    "chinese": ("主要发现", "结论", "说明", "来源", "找到的来源没有回答：{part}。"),
+    "japanese": (
+        "主な調査結果",
+        "結論",
+        "注記",
+        "出典",
+        "見つかった資料は次の点に答えていません：{part}。",
+    ),
 }
 _NAMES = {"deutsch": "german", "français": "french", "español": "spanish", "nederlands": "dutch"}
 
@@ -27,13 +75,20 @@ class Labels(BaseModel):
     conclusion: str
     notes: str
     sources: str
+    unanswered: str  # a part of the question the evidence does not answer: "... {part}."
 
 
 def labels(language: str) -> Labels:
     name = language.strip().lower()
     name = _NAMES.get(name, name)
-    findings, conclusion, notes, sources = _LABELS.get(name, _LABELS["english"])
-    return Labels(findings=findings, conclusion=conclusion, notes=notes, sources=sources)
+    findings, conclusion, notes, sources, unanswered = _LABELS.get(name, _LABELS["english"])
+    return Labels(
+        findings=findings,
+        conclusion=conclusion,
+        notes=notes,
+        sources=sources,
+        unanswered=unanswered,
+    )
 
 
 def echoes_query(heading: str, asked: list[str]) -> bool:

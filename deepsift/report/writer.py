@@ -2,6 +2,7 @@
 key findings, conclusion) from what the sections say, and every sentence held to the excerpts
 it cites (deepsift.report.claims)."""
 
+from pathlib import Path
 from threading import Lock
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
@@ -15,17 +16,17 @@ from deepsift.prompts import synthesize as prompt
 from deepsift.records import Chunk, Usage
 from deepsift.report import checks
 from deepsift.report.cited_text import (
-    CitedSection,
     CitedSentence,
     CitedText,
     ReportFrame,
+    Restated,
     SectionHeadings,
     clean,
-    render,
     with_marks,
 )
-from deepsift.report.claims import hold_to_evidence
-from deepsift.report.excerpts import numbered
+from deepsift.report.claims import hold_to_evidence, numbers, unsupported
+from deepsift.report.evidence import Evidence, PlannedSection, as_prose, reads_alone
+from deepsift.report.excerpts import numbered_sentences, quoted
 from deepsift.report.headings import (
     is_english,
     labels,
@@ -33,12 +34,14 @@ from deepsift.report.headings import (
     query_heading,
     reader_heading,
 )
-from deepsift.report.outline import PlannedSection
 from deepsift.report.shape import tokens_for
-from deepsift.text.sentences import split_sentences
+from deepsift.text.words import words as words_of
 
 HEADING_SENTENCES = 3  # of each section, shown to the headings call
-SENTENCES_AN_EXCERPT = 2  # at most, that a section is held to writing
+FRAME_SENTENCES = 4  # of each part's sections, shown to the frame call
+# A restatement shorter than this share of its evidence sentence has left most of it out.
+RESTATED_SHARE = 0.5
+MATCHED = 0.4  # of an evidence sentence's words a restatement must share to be taken for it
 
 
 class Writer:
@@ -57,6 +60,9 @@ class Writer:
         self.deps = deps
         self.number = {chunk.id: n for n, chunk in enumerate(shown, 1)}
         self.chunk_of = {n: chunk for n, chunk in enumerate(shown, 1)}
+        self.left_out: list[str] = []  # the problem of each sentence the checks left out
+        # the problem of each restatement that gave way to its evidence sentence
+        self.given_as_found: list[str] = []
         self.language = (
             prompt.LANGUAGE.format(language=language) if language else prompt.QUESTION_LANGUAGE
         )
@@ -68,45 +74,96 @@ class Writer:
         self.summing = LOCAL_SUMMING if local else None
         self.spare_calls = spare_calls  # calls the budget leaves over, first asked first served
         self.usage = Usage()
-        self.left_out: list[str] = []  # the problem of each sentence the checks left out
         self._lock = Lock()
 
-    def section(self, planned: PlannedSection, words: int) -> list[CitedSentence]:
-        """The section's sentences, their claims checked."""
-        query = "; ".join(planned.queries)
-        if planned.part:  # another section answers the same queries from other excerpts
-            query = f"{query} {prompt.GOES_ON}"
+    def section(self, planned: PlannedSection, part: str) -> list[CitedSentence]:
+        """The section: its evidence sentences, each citing the excerpt it comes from. Those
+        that do not read as a report's sentence on their own ("It was ...", "Location: ...")
+        are restated by the model; a restatement that fails a check (its figures and names,
+        or a reader's checks) gives way to the evidence sentence as the document words it."""
+        if planned.goes_on:  # another section answers the same part from other evidence
+            part = f"{part} {prompt.GOES_ON}"
+        # Grouped by document (the best-evidenced first), so each is named once.
+        first: dict[str, int] = {}
+        for e in planned.evidence:
+            first.setdefault(e.chunk.source, len(first))
+        evidence = sorted(planned.evidence, key=lambda e: first[e.chunk.source])
+        unready = [e for e in evidence if not reads_alone(e.text)]
+        restated = self._restated(unready, part) if unready else {}
+        said = []
+        for e in evidence:
+            sentences = restated.get(id(e), [])
+            # Held to the sentence it restates and the name of its document, as shown.
+            shown = f"{e.chunk.title} {Path(e.chunk.source).name}: {e.text}"
+            problem = self._problem(sentences, shown, e, part) if e in unready else ""
+            if problem:
+                with self._lock:
+                    self.given_as_found.append(problem)
+            if problem or e not in unready:
+                sentences = [CitedSentence(text=as_prose(e.text), excerpts=[])]
+            number = self.number[e.chunk.id]
+            said += [s.model_copy(update={"excerpts": [number]}) for s in sentences]
+        return said
+
+    def _restated(self, evidence: list[Evidence], part: str) -> dict[int, list[CitedSentence]]:
+        """The model's restatement of each evidence sentence (by id()), matched to the one it
+        restates by their words: a small model adds a sentence of its own or runs two into one,
+        and then every later one is out of place."""
         user = prompt.SECTION_USER.format(
             question=self.question,
-            query=query,
-            excerpts=numbered(planned.chunks, self.number),
-            words=words,
-            sentences=_sentences(words),
+            query=part,
+            excerpts=numbered_sentences([(e.text, e.chunk) for e in evidence]),
+            sentences=len(evidence),
             language=self.language,
         )
         asked = [SystemMessage(prompt.SECTION_SYSTEM), HumanMessage(user)]
-        # The sentences asked, as many as its excerpts can carry: the embedded model stops
-        # after three to five whatever it is asked, and a schema-enforcing server holds it on.
-        least = {"sentences": min(_sentences(words), SENTENCES_AN_EXCERPT * len(planned.chunks))}
-        reply = self._ask(
-            asked, CitedSection, tokens_for(words), sampling=self.writing, least=least
-        )
-        citable = {self.number[c.id] for c in planned.chunks}
-        sentences = clean(reply.sentences, citable) if reply else []
-        sentences = _without_context_lines(sentences, planned.chunks)
-        kept = self._checked(sentences, citable, " ".join(planned.queries), asked, reply)
-        unwritten = CitedSentence(text="This part could not be written.", excerpts=[])
-        return _present(kept) or [unwritten]
+        count = {"sentences": len(evidence)}
+        words = sum(len(e.text.split()) for e in evidence)
+        reply = self._ask(asked, Restated, tokens_for(words), count, self.writing, count)
+        written = [as_prose(t) for t in (reply.sentences if reply else []) if t.strip()]
+        matched: dict[int, list[CitedSentence]] = {}
+        free = list(range(len(written)))
+        for e in evidence:
+            best = max(free, key=lambda n: _overlap(written[n], e.text), default=None)
+            if best is not None and _overlap(written[best], e.text) >= MATCHED:
+                free.remove(best)
+                matched[id(e)] = clean([CitedSentence(text=written[best], excerpts=[])])
+        return matched
+
+    def _problem(self, sentences: list[CitedSentence], shown: str, e: Evidence, part: str) -> str:
+        """The first fault of a restatement of one evidence sentence: a figure or name it does
+        not hold, or what a reader would catch (deepsift.report.checks)."""
+        context = f"{self.question} {part}"
+        said = " ".join(s.text for s in sentences)
+        kept = {value for value, _ in numbers(said)}
+        if any(value not in kept for value, _ in numbers(e.text)):
+            return "it leaves out a figure of its sentence"
+        if len(said.split()) < RESTATED_SHARE * len(e.text.split()):
+            return "it leaves out most of its sentence"
+        for sentence in sentences:
+            if missing := unsupported(sentence.text, [shown, context], self.check_names):
+                return f"not in its excerpts: {', '.join(missing)}"
+            problem = (
+                checks.wrong_comparison(sentence.text)
+                or checks.unstated_cause(sentence.text, [e.text])
+                or checks.unsupported_claim(sentence.text, [shown], context)
+                or checks.misdescribed_source(sentence.text, [f"{e.chunk.title} {e.chunk.source}"])
+            )
+            if problem:
+                return problem
+        return ""
 
     def headings(
-        self, sections: list[list[CitedSentence]], planned: list[PlannedSection]
+        self, sections: list[list[CitedSentence]], parts: list[tuple[str, int]]
     ) -> list[str]:
         """A heading for each section from what it says, shown without the question and the
-        sub-queries (which a small model copies as headings). Where the reply gives some unfit
-        to print, it is asked once more, told why, while calls are left over; a section's own
-        query where neither reply gives one."""
+        parts (which a small model copies as headings). Where the reply gives some unfit to
+        print, it is asked once more, told why, while calls are left over; a section's own part
+        (`parts`: its text, and which section of that part it is) where neither reply gives
+        one."""
         shown = "\n\n".join(
-            f"Section {n}:\n" + " ".join(s.text for s in said[:HEADING_SENTENCES])
+            # Quoted: a section's sentences are often its documents' own words.
+            f"Section {n}:\n" + quoted(" ".join(s.text for s in said[:HEADING_SENTENCES]))
             for n, said in enumerate(sections, 1)
         )
         user = prompt.HEADINGS_USER.format(
@@ -116,94 +173,89 @@ class Writer:
         count = {"headings": len(sections)}  # one each: the embedded model gave 6 for 8
         tokens = 20 * len(sections) + 20
         reply = self._ask(asked, SectionHeadings, tokens, count, self.summing, count)
-        fit = self._fit(reply, planned)
+        fit = self._fit(reply, parts)
         # The embedded model, shown two or three sections, copies their first sentences.
         if reply and "" in fit and self._spare_call():
             turn = prompt.HEADINGS_AGAIN.format(language=self.language)
             again = [*asked, AIMessage(reply.model_dump_json()), HumanMessage(turn)]
             retried = self._ask(again, SectionHeadings, tokens, count, self.summing, count)
-            second = self._fit(retried, planned)
+            second = self._fit(retried, parts)
             fit = [first or other for first, other in zip(fit, second, strict=True)]
         return [
-            heading or query_heading(s.queries[0], s.part)
-            for heading, s in zip(fit, planned, strict=True)
+            heading or query_heading(part, goes_on)
+            for heading, (part, goes_on) in zip(fit, parts, strict=True)
         ]
 
-    def _fit(self, reply: SectionHeadings | None, planned: list[PlannedSection]) -> list[str]:
+    def _fit(self, reply: SectionHeadings | None, parts: list[tuple[str, int]]) -> list[str]:
         """Each section's heading from `reply`, or "" where it gives none fit to print."""
         written = reply.headings if reply else []
         return [
             reader_heading(
-                written[n] if n < len(written) else "",
-                [self.question, *section.queries, *self.reserved],
+                written[n] if n < len(written) else "", [self.question, part, *self.reserved]
             )
-            for n, section in enumerate(planned)
+            for n, (part, _) in enumerate(parts)
         ]
 
     def frame(
-        self, sections: list[tuple[str, list[CitedSentence]]], findings: int, words: int
-    ) -> tuple[str, list[CitedSentence], list[CitedSentence]]:
-        """The title, key findings and conclusion, citing only what the sections cite; a
-        conclusion sentence that repeats a section or a finding word for word is left out,
-        unless all do."""
-        text = "\n\n".join(f"## {heading}\n\n{render(said)}" for heading, said in sections)
-        citable = {n for _, said in sections for s in said for n in s.excerpts}
+        self, parts: list[tuple[str, list[CitedSentence]]]
+    ) -> tuple[str, list[CitedSentence | None], list[CitedSentence | None]]:
+        """The title, and for each part (its text, its sections' sentences) a key finding and a
+        sentence of the conclusion, citing only what those sentences cite: in the parts' order,
+        None where the reply gave none that passed the checks."""
+        shown = "\n\n".join(
+            f"{n}. {part}\n" + quoted(" ".join(with_marks(s) for s in said[:FRAME_SENTENCES]))
+            for n, (part, said) in enumerate(parts, 1)
+        )
+        citable = {n for _, said in parts for s in said for n in s.excerpts}
+        count = len(parts)
         user = prompt.FRAME_USER.format(
-            question=self.question,
-            sections=text,
-            findings=findings,
-            words=words,
-            language=self.language,
+            question=self.question, parts=shown, findings=count, language=self.language
         )
         asked = [SystemMessage(prompt.FRAME_SYSTEM), HumanMessage(user)]
-        # At most the findings asked and a sentence more than the conclusion's share: a list
-        # cannot run on to max_tokens.
-        most = {"findings": findings, "conclusion": _sentences(words) + 1}
-        least = {"findings": findings, "conclusion": _sentences(words) - 1}
-        tokens = tokens_for(words + 60 * findings)
-        reply = self._ask(asked, ReportFrame, tokens, most, self.summing, least)
+        # One finding and one conclusion sentence a part: a list cannot run on to max_tokens.
+        most = {"findings": count, "conclusion": count}
+        tokens = tokens_for(45 * count) + 20
+        reply = self._ask(asked, ReportFrame, tokens, most, self.summing, most)
         if reply is None:
-            return self.question, [], []
-        found = clean(reply.findings, citable)[:findings]
-        said = {s.text for _, part in sections for s in part} | {s.text for s in found}
-        # A report keeps a conclusion that only repeats: less what the findings just above it
-        # say, or, repeating only them (the embedded model copied all six), its first sentence.
-        concluded = clean(reply.conclusion, citable)
-        ending = (
-            _unrepeated(concluded, said)
-            or _unrepeated(concluded, {s.text for s in found})
-            or concluded[:1]
-        )
-        kept = self._checked(found + ending, citable, "", asked, reply)
+            return self.question, [None] * count, [None] * count
+        # Each entry one sentence: a finding or a conclusion that runs to two keeps its first.
+        found = [clean([s], citable)[:1] for s in reply.findings[:count]]
+        concluded = [clean([s], citable)[:1] for s in reply.conclusion[:count]]
+        found += [[]] * (count - len(found))
+        concluded += [[]] * (count - len(concluded))
+        flat = [s[0] if s else CitedSentence(text="", excerpts=[]) for s in found + concluded]
+        texts = {n: self.chunk_of[n].text for n in citable if n in self.chunk_of}
+        documents = {n: f"{self.chunk_of[n].title} {self.chunk_of[n].source}" for n in texts}
+        kept = self._checked(flat, texts, documents, "", asked, reply)
+        kept = [s if s and s.text else None for s in kept]
         title = printed_heading(reply.title, self.question)
-        return title, _present(kept[: len(found)]), _present(kept[len(found) :])
+        return title, kept[:count], kept[count:]
 
     def _checked(
         self,
         sentences: list[CitedSentence],
-        citable: set[int],
+        excerpts: dict[int, str],
+        documents: dict[int, str],
         restated: str,
         asked: list[BaseMessage],
         reply: BaseModel | None,
     ) -> list[CitedSentence | None]:
-        """The claim check of what `reply` (to the messages `asked`) wrote. A rewrite is asked
-        as the next turn of that conversation, so the server's prompt cache serves its
-        excerpts instead of reading them again."""
-        excerpts = {n: self.chunk_of[n].text for n in citable if n in self.chunk_of}
+        """The claim check and a reader's checks of what `reply` (to the messages `asked`)
+        wrote, against the `excerpts` it was shown (number -> text; `documents`: number -> the
+        title and path of its document). A rewrite is asked as the next turn of that
+        conversation, so the server's prompt cache serves its excerpts instead of reading them
+        again."""
+        citable = set(excerpts)
 
         def faults(sentence: CitedSentence) -> str:
-            """What a reader would catch (deepsift.report.checks), against its excerpts."""
             cited = [excerpts[n] for n in sentence.excerpts if n in excerpts]
-            documents = [
-                f"{self.chunk_of[n].title} {self.chunk_of[n].source}"
-                for n in sentence.excerpts
-                if n in self.chunk_of
-            ]
+            sources = [documents[n] for n in sentence.excerpts if n in documents]
             return (
-                checks.stitched(sentence.text, cited)
+                checks.wrong_comparison(sentence.text)
+                or checks.stitched(sentence.text, cited)
                 or checks.unstated_cause(sentence.text, cited)
                 or checks.unsupported_claim(sentence.text, cited, f"{self.question} {restated}")
-                or checks.misdescribed_source(sentence.text, documents)
+                or checks.misdescribed_source(sentence.text, sources)
             )
 
         def rewrite(failed: list[tuple[CitedSentence, str]]) -> list[CitedSentence] | None:
@@ -294,17 +346,11 @@ def _sentences(words: int) -> int:
     return max(2, round(words / 22))
 
 
-def _unrepeated(sentences: list[CitedSentence], said: set[str]) -> list[CitedSentence]:
-    """`sentences` without what repeats `said` word for word (a small model copies whole
-    sentences, several to one entry, into its conclusion)."""
-    seen = {part.casefold() for text in said for part in split_sentences(text)}
-    kept = []
-    for sentence in sentences:
-        parts = [p for p in split_sentences(sentence.text) if p.casefold() not in seen]
-        if parts:
-            kept.append(sentence.model_copy(update={"text": " ".join(parts)}))
-    return kept
-
-
 def _present(sentences: list[CitedSentence | None]) -> list[CitedSentence]:
     return [s for s in sentences if s is not None]
+
+
+def _overlap(written: str, evidence: str) -> float:
+    """The share of the evidence sentence's words that `written` has."""
+    theirs = {w.casefold() for w in words_of(evidence)}
+    return len(theirs & {w.casefold() for w in words_of(written)}) / max(1, len(theirs))

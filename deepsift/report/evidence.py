@@ -1,0 +1,223 @@
+"""Each section's evidence, chosen without a model: the excerpt sentences that answer its part
+of the question, by nearness to the part, the names and figures they share with it, and whether
+the part's own search found them; no sentence in two sections, the strongest first. The model
+then writes from those sentences only (deepsift.report.writer)."""
+
+import re
+
+import numpy as np
+from pydantic import BaseModel
+
+from deepsift.llm.models import Embedder, similarities
+from deepsift.records import Chunk
+from deepsift.report.claims import names, numbers
+from deepsift.text.sentences import split_sentences
+from deepsift.text.words import words
+
+SHORTEST, LONGEST = 5, 80  # words of a sentence kept as evidence
+# Below this nearness (MiniLM cosine plus the bonuses) a sentence answers no part.
+RELEVANT = 0.3
+ANSWERED = 1  # evidence sentences a part needs, or it is declared unanswered
+NAME_BONUS, NAMES_COUNTED = 0.04, 3  # per name of the part the sentence holds
+FIGURE_BONUS = 0.08  # a sentence with figures, for a part that asks for them
+OWN_SEARCH_BONUS = 0.15  # found by the part's own search (hybrid: its words and meaning)
+TERMS_BONUS = 0.15  # times the share of the part's terms (weighted by rarity) it holds
+# A part that asks for an amount, a date or a change wants the sentences holding figures.
+_ASKS_FIGURES = re.compile(
+    r"(?i)\b(how (much|many|long|far|often)|cost|budget|price|spend|percent|rate|level|amount|"
+    r"number|when|year|date|increase|decrease|reduce|fall|rise|compare)"
+)
+
+
+_EXCERPT_TAG = re.compile(r"</?excerpt>", re.IGNORECASE)  # a small model copies the quote marks
+_RULE = re.compile(r"[-=_*~]{3,}")  # a rule drawn in text ("SUMMARY -------")
+_COMMON_WORDS = set(
+    """the and how what why when which who was were did does do its his her their this that
+    with from into for about have has had been are is it in on of to by as at an or end""".split()
+)
+
+
+class Evidence(BaseModel):
+    """One sentence of an excerpt, chosen for a part."""
+
+    text: str
+    chunk: Chunk
+    score: float
+
+
+class PlannedSection(BaseModel):
+    part: int  # the index of the part it answers
+    evidence: list[Evidence]  # best first
+    goes_on: int = 0  # 1, 2 …: goes on from the same part's next evidence
+
+    @property
+    def chunks(self) -> list[Chunk]:
+        """The excerpts its evidence comes from, in order of their best sentence."""
+        return list({e.chunk.id: e.chunk for e in self.evidence}.values())
+
+
+def sentences_of(chunk: Chunk) -> list[str]:
+    """The chunk's passage as sentences a report can restate: prose, list items and table rows;
+    no headings, code or context line."""
+    text = chunk.text
+    if chunk.title and text.startswith(chunk.title) and "\n\n" in text:
+        text = text.split("\n\n", 1)[1]  # its context line ("Title > Section")
+    units: list[str] = []
+    code = False
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith(("```", "~~~")):
+            code = not code
+            continue
+        if code or not stripped or stripped.startswith("#") or line.startswith(("    ", "\t")):
+            units.append("")
+            continue
+        if stripped.startswith("|"):
+            cells = [c.strip(" *") for c in stripped.strip("|").split("|")]
+            cells = [c for c in cells if c and not set(c) <= set("-: ")]
+            units += ["", ": ".join(cells), ""] if len(cells) > 1 else [""]
+        elif re.match(r"([-*+]|\d+[.)])\s", stripped):
+            units += ["", re.sub(r"^([-*+]|\d+[.)])\s+", "", stripped)]
+        else:
+            units.append(stripped)
+    paragraphs = " ".join(u if u else "\n" for u in units).split("\n")
+    paragraphs = [_RULE.sub(" ", p) for p in paragraphs]
+    kept = []
+    for paragraph in paragraphs:
+        for sentence in split_sentences(" ".join(paragraph.replace("**", "").split())):
+            if SHORTEST <= len(sentence.split()) <= LONGEST and _prose(sentence):
+                kept.append(sentence)
+    return kept
+
+
+def as_prose(sentence: str) -> str:
+    """An evidence sentence as a report prints it: one line, no emphasis marks, a capital
+    first and a full stop last."""
+    text = _EXCERPT_TAG.sub(" ", sentence.replace("**", "").replace("__", ""))
+    text = " ".join(text.split()).strip()
+    text = text[:1].upper() + text[1:]
+    return text if text.endswith((".", "!", "?", '"', "”")) else f"{text.rstrip(':;,')}."
+
+
+# Openings that lean on a sentence before them, or a label's "Name: value" form.
+_LEANS = re.compile(
+    r"^(?:it|its|this|these|that|those|they|their|he|she|his|her|there|such|both|however|"
+    r"therefore|also|then|so|but|and|or|would|could|should|will|was|were)\b|^[^.:]{1,40}:\s",
+    re.IGNORECASE,
+)
+
+
+def reads_alone(sentence: str) -> bool:
+    """Whether an evidence sentence reads as a report's sentence as it stands: no opening that
+    leans on the sentence before it, no label, no table row, a full stop at its end."""
+    text = sentence.strip()
+    return bool(text) and not _LEANS.match(text) and text.endswith((".", "!", "?"))
+
+
+def _prose(sentence: str) -> bool:
+    """Not code, and not a letterhead or a title ("LAKE VELDMERE WATER AUTHORITY - INCIDENT
+    REPORT"): most of a sentence's words are in lower case."""
+    symbols = sum(ch in "{}();=<>&|" for ch in sentence)
+    said = sentence.split()
+    # One opening in lower case is a piece of a sentence that a page or a line broke.
+    whole = not sentence[:1].islower()
+    return (
+        whole
+        and symbols <= len(sentence) / 15
+        and sum(w[:1].islower() for w in said) >= 0.4 * len(said)
+    )
+
+
+def plan(
+    parts: list[str],
+    queries: list[list[str]],
+    chunks: list[Chunk],
+    embedder: Embedder,
+    sections: int,
+    per_section: int,
+) -> tuple[list[PlannedSection], list[int]]:
+    """At most `sections` sections of `per_section` evidence sentences, in the parts' order,
+    and the parts no evidence answers. `queries[i]` are what part i was searched with; `chunks`
+    every excerpt gathered, best first. Each part with evidence gets a section; sections left
+    over go on a part from its next evidence, the part with the most first."""
+    candidates = _candidates(chunks)
+    if not parts or not candidates:
+        return [], list(range(len(parts)))
+    scores = _scores(parts, queries, candidates, embedder)
+    # A sentence goes to the part it stands out for: a part near every sentence (the subject
+    # the whole question is about) would otherwise take the others' evidence.
+    spread = scores.std(axis=1, keepdims=True).clip(1e-6)
+    best = ((scores - scores.mean(axis=1, keepdims=True)) / spread).argmax(axis=0)
+    chosen: list[list[Evidence]] = [[] for _ in parts]
+    for i, (text, chunk) in enumerate(candidates):
+        part = int(best[i])
+        if scores[part, i] >= RELEVANT:
+            chosen[part].append(Evidence(text=text, chunk=chunk, score=float(scores[part, i])))
+    for evidence in chosen:
+        evidence.sort(key=lambda e: -e.score)
+    answered = [n for n, evidence in enumerate(chosen) if len(evidence) >= ANSWERED]
+    unanswered = [n for n in range(len(parts)) if n not in answered]
+    planned = {(n, 0): chosen[n][:per_section] for n in answered[:sections]}
+    further = {
+        (n, k): rest
+        for n in answered[:sections]
+        for k in range(1, len(chosen[n]) // per_section + 1)
+        if len(rest := chosen[n][k * per_section : (k + 1) * per_section]) >= ANSWERED
+    }
+    most = sorted(further, key=lambda p: (p[1], -len(chosen[p[0]])))
+    planned |= {p: further[p] for p in most[: max(0, sections - len(planned))]}
+    return [
+        PlannedSection(part=n, evidence=planned[n, k], goes_on=k) for n, k in sorted(planned)
+    ], unanswered
+
+
+def _candidates(chunks: list[Chunk]) -> list[tuple[str, Chunk]]:
+    """Each sentence of the chunks once (a document repeated in two chunks, or two copies of a
+    document, gives it once: from the better-ranked chunk)."""
+    seen: set[str] = set()
+    found = []
+    for chunk in chunks:
+        for sentence in sentences_of(chunk):
+            key = " ".join(sentence.casefold().split())
+            if key not in seen:
+                seen.add(key)
+                found.append((sentence, chunk))
+    return found
+
+
+def _scores(
+    parts: list[str],
+    queries: list[list[str]],
+    candidates: list[tuple[str, Chunk]],
+    embedder: Embedder,
+) -> np.ndarray:
+    """parts x sentences: the best nearness of a part's queries to the sentence, plus the
+    bonuses for the part's names it holds, its figures and the part's own search."""
+    asked = [q for part_queries in queries for q in part_queries]
+    owner = [n for n, part_queries in enumerate(queries) for _ in part_queries]
+    # The sentence alone: under its document's title, a short sentence took the title's
+    # nearness ("They can give quick short-term relief." led a part on phosphorus levels).
+    near = similarities(embedder, asked, [text for text, _ in candidates], documents=True)
+    scores = np.full((len(parts), len(candidates)), -1.0)
+    for row, n in enumerate(owner):
+        scores[n] = np.maximum(scores[n], near[row])
+    held = [set(names(f"{chunk.title} {text}")) for text, chunk in candidates]
+    # Names most sentences hold (the question's subject) tell no part's evidence apart.
+    common = {name for name in set().union(*held) if sum(name in h for h in held) > len(held) / 4}
+    stems = [{w[:5] for w in words(text.casefold())} for text, _ in candidates]
+    rarity = {}
+    for n, part in enumerate(parts):
+        terms = {w[:5] for w in words(part.casefold()) if w not in _COMMON_WORDS and len(w) > 2}
+        for t in terms - rarity.keys():
+            rarity[t] = np.log((1 + len(stems)) / (1 + sum(t in st for st in stems)))
+        weight = sum(rarity[t] for t in terms) or 1.0
+        for i in range(len(candidates)):
+            scores[n, i] += TERMS_BONUS * sum(rarity[t] for t in terms & stems[i]) / weight
+    for n, part in enumerate(parts):
+        wanted = set(names(part)) - common
+        figures = bool(_ASKS_FIGURES.search(part))
+        for i, (text, chunk) in enumerate(candidates):
+            scores[n, i] += NAME_BONUS * min(len(wanted & held[i]), NAMES_COUNTED)
+            scores[n, i] += FIGURE_BONUS * (figures and bool(numbers(text)))
+            scores[n, i] += OWN_SEARCH_BONUS * any(q in chunk.queries for q in [part, *queries[n]])
+    return scores

@@ -1,0 +1,125 @@
+"""The question's parts, read from its wording without a model: the things it asks one after
+another ("why was it built, how much did it cost ..., and did it reduce ...") or lists ("a report
+on X: A, B, C and D"). Each part gets its own evidence and section, a key finding and a sentence
+of the conclusion (deepsift.report.evidence, deepsift.nodes.synthesize)."""
+
+import re
+
+from deepsift.report.claims import names
+from deepsift.text.sentences import split_sentences
+
+# "Write a report on", "Give an overview of" ...: asks for the report, names no part.
+_ASKING = re.compile(
+    r"^(?:please\s+)?(?:write|give|prepare|produce|draft|compile|provide)\s+(?:me\s+)?"
+    r"(?:a|an)\s+(?:[\w-]+\s+){0,3}?(?:report|summary|overview|review|analysis|account)\s+"
+    r"(?:on|of|about|into|covering)\s+",
+    re.IGNORECASE,
+)
+# Words a list item opens with that belong to the list, not to the item.
+_OPENING = re.compile(
+    r"^(?:(?:and|or|but|also|then|from|through|to|via|as well as|including|plus)\s+"
+    r"|(?:[\w-]+\s+){0,4}?(?:such as|like|namely|covering|including)\s+)+",
+    re.IGNORECASE,
+)
+# After " and ", these open a new question or a new named thing ("... and how did it respond",
+# "the coroutines RFC and the pinning API"); "purpose and cadence" stays one part.
+_NEW_AFTER_AND = re.compile(
+    r"\s+and\s+(?=(?:why|how|what|which|who|when|where|whether|did|does|do|is|are|was|were|"
+    r"has|have|can|could|will|would|the|its|their|his|her)\b)",
+    re.IGNORECASE,
+)
+_RANGE = re.compile(r"\b((?:19|20)\d\d)\s*(?:through|to|until|-|–)\s*((?:19|20)\d\d)\b")
+_RANGE_YEARS = 6  # a longer range is a period, not a list of years to cover one by one
+# A comparison's sides are searched each: one document often holds each side's figure.
+_COMPARED = re.compile(
+    r"\s+(?:compared (?:with|to)|in comparison (?:with|to)|versus|vs\.?|relative to)\s+",
+    re.IGNORECASE,
+)
+# An item that sets something aside ("Besides Kestrel Works, what ..."): no part of its own.
+_ASIDE = re.compile(r"(?i)(?:besides|apart from|except|other than|aside from)\s")
+# A sentence with these, past the first, says how to treat every part ("For each step, say ...").
+_FOR_EVERY = re.compile(r"\b(?:each|every|all of them|both)\b", re.IGNORECASE)
+
+
+def question_parts(question: str) -> list[str]:
+    """The parts the question's wording asks, in order; [] when it asks one thing (a caller
+    then takes the decomposition's sub-queries)."""
+    parts: list[str] = []
+    sentences = [s for s in split_sentences(" ".join(question.split())) if s.strip()]
+    for n, sentence in enumerate(sentences):
+        if n and _FOR_EVERY.search(sentence):
+            continue
+        asked = _ASKING.match(sentence)
+        text = sentence[asked.end() :] if asked else sentence
+        head, colon, listed = text.partition(": ")
+        items = _items(listed if colon else text)
+        if asked and not colon and len(items) > 2:
+            items = items[1:]  # "a report on how X works, covering A, B and C": X is the subject
+        parts += [
+            part
+            for n, item in enumerate(items)
+            if not _ASIDE.match(item)
+            for part in _split_item(item, last_of_list=len(items) > 2 and n == len(items) - 1)
+        ]
+    parts = [_clean(p) for p in parts]
+    parts = list(dict.fromkeys(p for p in parts if len(p.split()) >= 1 and len(p) > 2))
+    return parts if len(parts) > 1 else []
+
+
+def part_queries(part: str) -> list[str]:
+    """What is searched for a part: the part, and each side of a comparison it makes."""
+    sides = [s.strip() for s in _COMPARED.split(part) if len(s.split()) >= 2]
+    return list(dict.fromkeys([part, *sides])) if len(sides) > 1 else [part]
+
+
+def with_names(query: str, question: str) -> str:
+    """`query` with the question's names that it lacks: a small model's sub-query often says
+    "it" for the question's subject ("How much did it cost?"), and would draw no chunk about
+    that subject. Each query gets those it lacks, so they favour none of the queries."""
+    said = set(names(query))
+    return " ".join([query, *dict.fromkeys(n for n in names(question) if n not in said)])
+
+
+def _items(text: str) -> list[str]:
+    """`text` cut at its commas and semicolons outside brackets, quotes and code."""
+    items, depth, start, quoted = [], 0, 0, False
+    for i, ch in enumerate(text):
+        if ch == "`":
+            quoted = not quoted
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth = max(0, depth - 1)
+        elif ch in ",;" and not depth and not quoted:
+            items.append(text[start:i])
+            start = i + 1
+    items.append(text[start:])
+    return [item.strip() for item in items if item.strip()]
+
+
+def _split_item(item: str, last_of_list: bool) -> list[str]:
+    """One list item as parts: at an " and " that opens a new thing, or the last item of a
+    list of three or more ("A, B and C") at its last " and "; a range of years as one part a
+    year; "from A through B" as A and B."""
+    pieces = _NEW_AFTER_AND.split(item)
+    if len(pieces) == 1 and last_of_list and " and " in item:
+        pieces = item.rsplit(" and ", 1)
+    if len(pieces) == 1 and re.match(r"(?i)from\s", item) and " through " in item:
+        pieces = item.split(" through ", 1)
+    parts = []
+    for piece in pieces:
+        years = _RANGE.search(piece)
+        first, last = (int(years[1]), int(years[2])) if years else (0, 0)
+        if years and 0 < last - first <= _RANGE_YEARS:
+            parts += [
+                piece[: years.start()] + str(y) + piece[years.end() :]
+                for y in range(first, last + 1)
+            ]
+        else:
+            parts.append(piece)
+    return parts
+
+
+def _clean(part: str) -> str:
+    part = _OPENING.sub("", part.strip()).strip(" .?!:;,")
+    return part[:1].upper() + part[1:] if part else part
