@@ -13,8 +13,10 @@ from deepsift.errors import UserError
 from deepsift.llm.structured import ask_structured
 from deepsift.prompts import judge as prompt
 from deepsift.records import Chunk, Source, Usage
+from deepsift.report.checks import repeated
 from deepsift.report.claims import names, numbers, unsupported
 from deepsift.report.headings import Labels, echoes_query, is_english, labels
+from deepsift.report.parts import question_parts
 from deepsift.text.marks import cited, without_marks
 from deepsift.text.sentences import split_sentences
 from deepsift.text.words import words
@@ -26,6 +28,8 @@ COLUMNS = [
     "cited_share",
     "claim_pass",
     "unheld_numbers",
+    "repeated",
+    "parts_concluded",
     "documents",
     "llm_calls",
     "seconds",
@@ -130,6 +134,11 @@ def score(
         checked += 1
         passed += not missing
         unheld += len(unsupported(sentence, evidence + [result.question], check_names=False))
+    sentences = [sentence for sentence, _ in said]
+    repeats = sum(
+        bool(repeated(sentence, sentences[:n] + sentences[n + 1 :]))
+        for n, sentence in enumerate(sentences)
+    )
     fixed = {says.findings, says.conclusion, says.notes, says.sources}
     headings = [h for h in re.findall(r"^## (.*)$", result.report, re.MULTILINE) if h not in fixed]
     return {
@@ -142,10 +151,30 @@ def score(
         "cited_share": round(sum(bool(m) for _, m in said) / len(said), 3) if said else 0.0,
         "claim_pass": round(passed / checked, 3) if checked else 1.0,
         "unheld_numbers": unheld,
+        # sentences with REPEATED of their words in another sentence of the report
+        "repeated": repeats,
+        "parts_concluded": concluded_share(result.report, result.question, says),
         "documents": len(result.sources),
         "llm_calls": result.usage.llm_calls,
         "seconds": round(result.usage.seconds, 1),
     }
+
+
+def concluded_share(report: str, question: str, says: Labels) -> float:
+    """The share of the question's parts (deepsift.report.parts) that the conclusion answers
+    (a sentence with a word of the part that the other parts lack) or declares unanswered."""
+    parts = question_parts(question)
+    if not parts:
+        return 1.0
+    ending = report.split(f"\n## {says.conclusion}\n", 1)
+    ending = ending[1].split("\n## ", 1)[0].casefold() if len(ending) > 1 else ""
+    terms = [{w for w in words(p.casefold()) if len(w) > 3} for p in parts]
+    concluded = 0
+    for n, part in enumerate(parts):
+        own = terms[n] - set().union(*(t for m, t in enumerate(terms) if m != n))
+        declared = says.unanswered.format(part=part).casefold().rstrip(".") in ending
+        concluded += declared or any(w in set(words(ending)) for w in own or terms[n])
+    return round(concluded / len(parts), 3)
 
 
 def judge(llm, question: str, report: str) -> tuple[Rubric | None, Usage]:
