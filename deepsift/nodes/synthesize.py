@@ -15,7 +15,7 @@ from deepsift.records import Chunk
 from deepsift.report.checks import repeated
 from deepsift.report.citations import cited_report
 from deepsift.report.cited_text import CitedSentence, render, with_marks
-from deepsift.report.evidence import plan
+from deepsift.report.evidence import PlannedSection, plan
 from deepsift.report.headings import distinct_headings, labels, query_heading
 from deepsift.report.parts import part_queries, question_parts, with_names
 from deepsift.report.shape import shape_of
@@ -79,8 +79,9 @@ def synthesize(state: ResearchState, deps: Deps) -> dict:
             framed = submit(writer.frame, by_part)
             queried = [query_heading(part, goes_on) for part, goes_on in asked]
             headings = distinct_headings(named.result(), queried)
-            body = [(h, t) for h, (_, t) in zip(headings, kept, strict=True)]
             title, findings, conclusion = framed.result()
+            conclusion = _concluded(conclusion, findings, kept, answered)
+            body = [(h, t) for h, (_, t) in zip(headings, kept, strict=True)]
     findings, body, conclusion = _unrepeated(findings, body, conclusion, writer)
     ending = [s for s in conclusion if s]
     ending += [
@@ -140,6 +141,29 @@ def _searched(
                 for chunk in hits["chunks"].values():
                     found.setdefault(chunk.id, chunk.model_copy(update={"query": part}))
     return {i: c for i, c in found.items() if i not in state.get("chunks", {})}
+
+
+def _concluded(
+    conclusion: list[CitedSentence | None],
+    findings: list[CitedSentence | None],
+    sections: list[tuple[PlannedSection, list[CitedSentence]]],
+    answered: list[int],
+) -> list[CitedSentence | None]:
+    """Each answered part's conclusion sentence: the model's, or where it gave none that
+    passed the checks, the part's next strongest sentence after its section's first (moved from
+    the section, so it is said once), one that does not repeat the part's finding."""
+    conclusion = list(conclusion)
+    for i, part in enumerate(answered):
+        if conclusion[i] is not None:
+            continue
+        finding = [findings[i].text] if findings[i] else []
+        for section, said in sections:
+            moved = next((s for s in said[1:] if not repeated(s.text, finding)), None)
+            if section.part == part and moved:
+                said.remove(moved)
+                conclusion[i] = moved
+                break
+    return conclusion
 
 
 def _unrepeated(

@@ -22,6 +22,8 @@ NAME_BONUS, NAMES_COUNTED = 0.04, 3  # per name of the part the sentence holds
 FIGURE_BONUS = 0.08  # a sentence with figures, for a part that asks for them
 OWN_SEARCH_BONUS = 0.15  # found by the part's own search (hybrid: its words and meaning)
 TERMS_BONUS = 0.15  # times the share of the part's terms (weighted by rarity) it holds
+# A document's opening (its summary, abstract or purpose) states its main facts most densely.
+OPENING_BONUS = 0.08
 # A part that asks for an amount, a date or a change wants the sentences holding figures.
 _ASKS_FIGURES = re.compile(
     r"(?i)\b(how (much|many|long|far|often)|cost|budget|price|spend|percent|rate|level|amount|"
@@ -72,6 +74,9 @@ def sentences_of(chunk: Chunk) -> list[str]:
         if code or not stripped or stripped.startswith("#") or line.startswith(("    ", "\t")):
             units.append("")
             continue
+        if _RULE.search(stripped):  # "SUMMARY ------": a heading drawn in text stands alone
+            units += ["", _RULE.sub(" ", stripped), ""]
+            continue
         if stripped.startswith("|"):
             cells = [c.strip(" *") for c in stripped.strip("|").split("|")]
             cells = [c for c in cells if c and not set(c) <= set("-: ")]
@@ -81,7 +86,6 @@ def sentences_of(chunk: Chunk) -> list[str]:
         else:
             units.append(stripped)
     paragraphs = " ".join(u if u else "\n" for u in units).split("\n")
-    paragraphs = [_RULE.sub(" ", p) for p in paragraphs]
     kept = []
     for paragraph in paragraphs:
         for sentence in split_sentences(" ".join(paragraph.replace("**", "").split())):
@@ -220,4 +224,5 @@ def _scores(
             scores[n, i] += NAME_BONUS * min(len(wanted & held[i]), NAMES_COUNTED)
             scores[n, i] += FIGURE_BONUS * (figures and bool(numbers(text)))
             scores[n, i] += OWN_SEARCH_BONUS * any(q in chunk.queries for q in [part, *queries[n]])
+            scores[n, i] += OPENING_BONUS * (chunk.position == 0)
     return scores

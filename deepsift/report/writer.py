@@ -2,7 +2,7 @@
 key findings, conclusion) from what the sections say, and every sentence held to the excerpts
 it cites (deepsift.report.claims)."""
 
-from pathlib import Path
+import re
 from threading import Lock
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
@@ -35,6 +35,7 @@ from deepsift.report.headings import (
     reader_heading,
 )
 from deepsift.report.shape import tokens_for
+from deepsift.text.sentences import split_sentences
 from deepsift.text.words import words as words_of
 
 HEADING_SENTENCES = 3  # of each section, shown to the headings call
@@ -42,6 +43,8 @@ FRAME_SENTENCES = 4  # of each part's sections, shown to the frame call
 # A restatement shorter than this share of its evidence sentence has left most of it out.
 RESTATED_SHARE = 0.5
 MATCHED = 0.4  # of an evidence sentence's words a restatement must share to be taken for it
+# The line naming a sentence's document, which a small model copies into its restatement.
+_SHOWN_LABEL = re.compile(r"^\s*From (?:document|web page) .*?:\s+", re.IGNORECASE)
 
 
 class Writer:
@@ -93,14 +96,16 @@ class Writer:
         said = []
         for e in evidence:
             sentences = restated.get(id(e), [])
-            # Held to the sentence it restates and the name of its document, as shown.
-            shown = f"{e.chunk.title} {Path(e.chunk.source).name}: {e.text}"
+            # Held to the sentence it restates and its document's title, as shown.
+            shown = f"{e.chunk.title}: {e.text}"
             problem = self._problem(sentences, shown, e, part) if e in unready else ""
             if problem:
                 with self._lock:
                     self.given_as_found.append(problem)
             if problem or e not in unready:
-                sentences = [CitedSentence(text=as_prose(e.text), excerpts=[])]
+                sentences = [
+                    CitedSentence(text=t, excerpts=[]) for t in split_sentences(as_prose(e.text))
+                ]
             number = self.number[e.chunk.id]
             said += [s.model_copy(update={"excerpts": [number]}) for s in sentences]
         return said
@@ -120,7 +125,8 @@ class Writer:
         count = {"sentences": len(evidence)}
         words = sum(len(e.text.split()) for e in evidence)
         reply = self._ask(asked, Restated, tokens_for(words), count, self.writing, count)
-        written = [as_prose(t) for t in (reply.sentences if reply else []) if t.strip()]
+        written = [as_prose(_SHOWN_LABEL.sub("", t)) for t in (reply.sentences if reply else [])]
+        written = [t for t in written if t.strip(" .")]
         matched: dict[int, list[CitedSentence]] = {}
         free = list(range(len(written)))
         for e in evidence:
