@@ -120,8 +120,8 @@ def test_a_report_in_german_has_german_headings_and_every_prompt_asks_for_german
     result, requests = run(tmp_path, sample_store, language="German")
 
     found = headings(result.report)
-    assert found[0] == "Wichtigste Ergebnisse" and found[-2:] == ["Fazit", "Quellen"]
-    assert all(h.startswith("Ergebnisse: ") for h in found[1:-2])
+    assert found[0] == "Wichtigste Ergebnisse" and "Fazit" in found and found[-1] == "Quellen"
+    assert all(h.startswith("Ergebnisse: ") for h in found[1 : found.index("Fazit")])
     writing = [r for r in requests if "Report question:" in last_user_text(r)]
     assert writing and all("every sentence in German" in last_user_text(r) for r in writing)
 

@@ -150,12 +150,17 @@ def _concluded(
     answered: list[int],
 ) -> list[CitedSentence | None]:
     """Each answered part's conclusion sentence: the model's, or where it gave none that
-    passed the checks, the part's next strongest sentence after its section's first (moved from
-    the section, so it is said once), one that does not repeat the part's finding."""
+    passed the checks or only repeated a finding, the part's next strongest sentence after its
+    section's first (moved from the section, so it is said once), one that does not repeat the
+    part's finding."""
     conclusion = list(conclusion)
+    found = [f.text for f in findings if f]
     for i, part in enumerate(answered):
-        if conclusion[i] is not None:
+        said = conclusion[i].text if conclusion[i] else ""
+        # The embedded model often copies the finding: that is no conclusion either.
+        if said and not repeated(said, found) and not any(repeated(f, [said]) for f in found):
             continue
+        conclusion[i] = None
         finding = [findings[i].text] if findings[i] else []
         for section, said in sections:
             moved = next((s for s in said[1:] if not repeated(s.text, finding)), None)
@@ -180,7 +185,8 @@ def _unrepeated(
     def kept(sentence: CitedSentence | None) -> CitedSentence | None:
         if sentence is None:
             return None
-        if repeated(sentence.text, earlier):
+        # Either way round: a short sentence said again inside a longer one counts too.
+        if repeated(sentence.text, earlier) or any(repeated(e, [sentence.text]) for e in earlier):
             writer.left_out.append("it says again what another sentence of the report says")
             return None
         earlier.append(sentence.text)
