@@ -1,7 +1,5 @@
 from deepsift.llm.structured import parse_json
-from deepsift.records import Chunk
 from deepsift.report.cited_text import CitedSentence, CitedText, ReportFrame, clean
-from deepsift.report.writer import _without_context_lines
 
 
 def test_cited_sentences_render_with_marks_before_the_full_stop_and_no_repeats():
@@ -100,25 +98,6 @@ def test_a_closing_clause_naming_the_source_is_left_to_the_citation():
         "It was built to cut phosphorus [4]. "
         "The plant, as stated in the minutes, cost more [2]."
     )
-
-
-def test_a_sentence_that_copies_an_excerpts_context_line_is_left_out():
-    chunk = Chunk(
-        id="a",
-        text="Close-out Review > 4. Comparison with the approved budget\n\nThe Board approved it.",
-        source="review.docx",
-        title="Close-out Review",
-        collection="docs",
-    )
-    copied = CitedSentence(
-        text="The Close-out Review > 4. Comparison with the approved budget", excerpts=[1]
-    )
-    claim = CitedSentence(text="The Board approved it.", excerpts=[1])
-    assert _without_context_lines([copied, claim], [chunk]) == [claim]
-    # A web snippet opens with its page's title but has no context line.
-    snippet = chunk.model_copy(update={"text": "Close-out Review: the Board approved it."})
-    quoted = CitedSentence(text="Close-out Review: the Board approved it.", excerpts=[1])
-    assert _without_context_lines([quoted], [snippet]) == [quoted]
 
 
 def test_a_text_of_several_sentences_is_kept_as_one_sentence_each_citing_its_excerpts():

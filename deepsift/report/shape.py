@@ -13,9 +13,7 @@ class Shape(BaseModel):
     shared out."""
 
     words: int
-    sections: int  # at most; fewer when fewer sub-queries found evidence
-    excerpts: int  # behind each section
-    findings: int  # bullets of the summary
+    sections: int  # at most (a question of more parts gets more); fewer with less evidence
     depth: int = 1  # each sub-query's search returns this many times top_k chunks
 
     @property
@@ -33,14 +31,14 @@ class Shape(BaseModel):
         return max(60, rest // max(1, sections))
 
 
-# Sections of three or four excerpts: a call writes some 150 words of what its excerpts say
-# (the embedded model, held to more, repeats itself), so length comes from more sections,
-# each from its own evidence. A long report's 40 excerpts take deeper searches: at top_k, its
-# sub-queries found enough for 7 or 8 sections on the sample corpus.
+# A section is some 8 evidence sentences (its words / 16, deepsift.nodes.synthesize), so
+# length comes from more sections, each from its own evidence. A long report's evidence takes
+# deeper searches: at top_k, its sub-queries found enough for 7 or 8 sections on the sample
+# corpus.
 SHAPES: dict[Length, Shape] = {
-    "brief": Shape(words=300, sections=2, excerpts=3, findings=2),
-    "standard": Shape(words=1000, sections=6, excerpts=3, findings=4),
-    "long": Shape(words=2500, sections=10, excerpts=4, findings=6, depth=2),
+    "brief": Shape(words=300, sections=2),
+    "standard": Shape(words=1000, sections=6),
+    "long": Shape(words=2500, sections=10, depth=2),
 }
 
 

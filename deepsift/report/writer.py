@@ -326,36 +326,6 @@ class Writer:
         return reply
 
 
-def _without_context_lines(
-    sentences: list[CitedSentence], chunks: list[Chunk]
-) -> list[CitedSentence]:
-    """`sentences` without those that are an excerpt's context line ("Title > 4. Comparison
-    with the approved budget", deepsift.ingest.chunking), or part of one: the embedded model
-    copies that line as prose. It states nothing."""
-    # A file's chunk is its context line, a blank line, then its passage; a web page's
-    # snippet can open with its title but has no such line.
-    lines = [
-        c.text.split("\n\n", 1)[0].casefold()
-        for c in chunks
-        if c.title and c.text.startswith(c.title) and "\n\n" in c.text
-    ]
-
-    def copied(sentence: CitedSentence) -> bool:
-        said = sentence.text.casefold().strip(" .").removeprefix("the ")
-        return bool(said) and any(said in line for line in lines)
-
-    return [s for s in sentences if not copied(s)]
-
-
-def _sentences(words: int) -> int:
-    """About how many sentences `words` words make."""
-    return max(2, round(words / 22))
-
-
-def _present(sentences: list[CitedSentence | None]) -> list[CitedSentence]:
-    return [s for s in sentences if s is not None]
-
-
 def _overlap(written: str, evidence: str) -> float:
     """The share of the evidence sentence's words that `written` has."""
     theirs = {w.casefold() for w in words_of(evidence)}
