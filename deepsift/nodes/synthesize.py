@@ -12,7 +12,7 @@ from deepsift.graph.state import ResearchState
 from deepsift.llm.structured import ATTEMPTS
 from deepsift.nodes.search import search_source
 from deepsift.records import Chunk
-from deepsift.report.checks import repeated
+from deepsift.report.checks import repeated, said_again
 from deepsift.report.citations import cited_report
 from deepsift.report.cited_text import CitedSentence, render, with_marks
 from deepsift.report.evidence import PlannedSection, plan
@@ -49,7 +49,8 @@ def synthesize(state: ResearchState, deps: Deps) -> dict:
     ]
     gathered = {**state.get("chunks", {}), **found}
     chunks = ranked({**state, "chunks": gathered})[: CANDIDATES * shape.sections]
-    chunks += [c for c in found.values() if c.id not in {k.id for k in chunks}]
+    ranked_ids = {c.id for c in chunks}
+    chunks += [c for c in found.values() if c.id not in ranked_ids]
     affordable = budget.sections_affordable(state.get("usage"), settings)
     sections = min(max(shape.sections, len(parts)), MOST_SECTIONS, affordable)
     per_section = max(4, min(10, round(shape.section_words(sections) / SENTENCE_WORDS)))
@@ -158,7 +159,7 @@ def _concluded(
     for i, part in enumerate(answered):
         said = conclusion[i].text if conclusion[i] else ""
         # The embedded model often copies the finding: that is no conclusion either.
-        if said and not repeated(said, found) and not any(repeated(f, [said]) for f in found):
+        if said and not said_again(said, found):
             continue
         conclusion[i] = None
         finding = [findings[i].text] if findings[i] else []
@@ -185,9 +186,8 @@ def _unrepeated(
     def kept(sentence: CitedSentence | None) -> CitedSentence | None:
         if sentence is None:
             return None
-        # Either way round: a short sentence said again inside a longer one counts too.
-        if repeated(sentence.text, earlier) or any(repeated(e, [sentence.text]) for e in earlier):
-            writer.left_out.append("it says again what another sentence of the report says")
+        if problem := said_again(sentence.text, earlier):
+            writer.left_out.append(problem)
             return None
         earlier.append(sentence.text)
         return sentence

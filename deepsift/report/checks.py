@@ -63,6 +63,13 @@ def repeated(sentence: str, earlier: list[str]) -> str:
     return ""
 
 
+def said_again(sentence: str, others: list[str]) -> str:
+    """`repeated` either way round: a short sentence said again inside a longer one counts."""
+    if repeated(sentence, others) or any(repeated(other, [sentence]) for other in others):
+        return "it says again what another sentence of the report says"
+    return ""
+
+
 def stitched(sentence: str, evidence: list[str]) -> str:
     """Amounts that no one evidence sentence holds together, joined without saying they are
     set side by side ("cost EUR 24.6 million, including a 25-year loan")."""
