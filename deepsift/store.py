@@ -281,6 +281,20 @@ class Store:
         )
         return sorted({row["source"] for row in rows})
 
+    def opening(self, name: str, source: str, chunks: int) -> list[Chunk]:
+        """The first `chunks` chunks of a stored document, in order: where it says what it is
+        about (its summary, abstract or purpose)."""
+        self._load(name)
+        rows = self._client.query(
+            name,
+            filter=f"source == {_quoted(source)} and position < {int(chunks)}",
+            output_fields=["id", *_OUTPUT],
+        )
+        return [
+            Chunk(collection=name, **{field: row[field] for field in ["id", *_OUTPUT]})
+            for row in sorted(rows, key=lambda row: row["position"])
+        ]
+
     def count(self, name: str) -> int:
         self._load(name)
         return self._client.query(name, filter="", output_fields=["count(*)"])[0]["count(*)"]

@@ -301,3 +301,59 @@ def test_a_conclusion_that_only_repeats_the_key_findings_is_left_out_and_noted(
 
 def _unnumbered(heading: str) -> str:
     return re.sub(r" \([2-9]\)$", "", heading)
+
+
+def test_the_opening_of_the_document_a_part_s_search_ranks_first_is_gathered(tmp_path):
+    from deepsift.ingest.pipeline import ingest
+    from deepsift.nodes.synthesize import _searched
+    from deepsift.store import Store
+
+    folder = tmp_path / "rfcs"
+    folder.mkdir()
+    loops = "\n\n".join(
+        f"## Loops, part {n}\n\nA `while` loop in a const fn runs while compiling; loop {n} "
+        "counts its steps, and a loop without an end is stopped by the step limit."
+        for n in range(1, 7)
+    )
+    (folder / "2344-const-looping.md").write_text(
+        "# Const looping\n\n## Summary\n\nThis RFC lets constants be computed by repeating "
+        f"work at build time.\n\n{loops}\n"
+    )
+    (folder / "0001-other.md").write_text("# Other\n\n## Summary\n\nAbout something else.\n")
+    settings = Settings(data_dir=tmp_path / "data", top_k=2)
+    store, embedder = Store(settings), get_embedder(settings)
+    try:
+        ingest([folder], "rfcs", store, embedder, settings, description="RFCs")
+        deps = Deps(settings, store, embedder, None)
+        part = "How loops run in a const fn"
+        searched = [
+            c.position for c in store.search("rfcs", part, embedder.embed_queries([part])[0], 2)
+        ]
+        found, leads = _searched([part], part, {"sources_to_search": ["rfcs"]}, deps)
+    finally:
+        store.close()
+
+    assert 0 not in searched  # its search alone misses the summary
+    assert leads[0][0] == ("rfcs", str((folder / "2344-const-looping.md").resolve()))
+    assert any(c.position == 0 and "repeating work" in c.text for c in found.values())
+
+
+def test_a_part_the_model_gave_no_finding_with_a_figure_gets_its_strongest_figure(
+    tmp_path, sample_store
+):
+    scripted = ScriptedResearcher()
+
+    def without_figures(body):
+        reply = scripted(body)
+        if schema_name(body) == "ReportFrame":
+            reply["findings"] = [{"text": "Kestrel Works is a plant.", "excerpts": [1]}]
+        return reply
+
+    result, _ = run(tmp_path, sample_store, without_figures)
+
+    findings = result.report.split("## Key findings\n\n")[1].split("\n\n")[0].splitlines()
+    assert len(findings) == len(question_parts(QUESTION))
+    cost = findings[1]  # "what did it cost against its budget" asks for an amount
+    assert numbers(re.sub(r"\[\d+\]", "", cost)) and re.search(r"\[\d+\]\.$", cost)
+    sections = result.report.split("## Key findings")[1].split("## Conclusion")[0]
+    assert sections.count(cost.removeprefix("- ")) == 1  # moved from its section, not copied

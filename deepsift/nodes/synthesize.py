@@ -15,7 +15,8 @@ from deepsift.records import Chunk
 from deepsift.report.checks import repeated, said_again
 from deepsift.report.citations import cited_report
 from deepsift.report.cited_text import CitedSentence, render, with_marks
-from deepsift.report.evidence import PlannedSection, plan
+from deepsift.report.claims import numbers
+from deepsift.report.evidence import PlannedSection, asks_figures, plan
 from deepsift.report.headings import distinct_headings, labels, query_heading
 from deepsift.report.parts import part_queries, question_parts, with_names
 from deepsift.report.shape import shape_of
@@ -25,6 +26,9 @@ from deepsift.text.queries import same_query
 CANDIDATES = 8  # a section: the run's best-ranked excerpts whose sentences may become evidence
 MOST_SECTIONS = 10  # a question of many parts gets a section each, up to this many
 SENTENCE_WORDS = 16  # about, of an evidence sentence: how many a section's words need
+# The first chunks of the documents a part's search ranks first join its excerpts: a
+# document's opening (summary, abstract, purpose) states what it adds most plainly.
+OPENED_DOCUMENTS, OPENING_CHUNKS = 2, 2
 
 
 def synthesize(state: ResearchState, deps: Deps) -> dict:
@@ -40,10 +44,8 @@ def synthesize(state: ResearchState, deps: Deps) -> dict:
     shape = shape_of(state, settings.report_length)
     language = state.get("report_language", settings.report_language)
     says = labels(language)
-    parts = question_parts(question)
-    found: dict[str, Chunk] = _searched(parts, question, state, deps) if parts else {}
-    if not parts:
-        parts = _asked(state, question)[: shape.sections]
+    parts = question_parts(question) or _asked(state, question)[: shape.sections]
+    found, leads = _searched(parts, question, state, deps)
     queries = [
         [with_names(q, question) for q in part_queries(part)] + _own(part, state) for part in parts
     ]
@@ -54,7 +56,7 @@ def synthesize(state: ResearchState, deps: Deps) -> dict:
     affordable = budget.sections_affordable(state.get("usage"), settings)
     sections = min(max(shape.sections, len(parts)), MOST_SECTIONS, affordable)
     per_section = max(4, min(10, round(shape.section_words(sections) / SENTENCE_WORDS)))
-    planned, unanswered = plan(parts, queries, chunks, deps.embedder, sections, per_section)
+    planned, unanswered = plan(parts, queries, chunks, deps.embedder, sections, per_section, leads)
     shown = list({c.id: c for s in planned for c in s.chunks}.values())
     # Calls left over go to the checks' rewrites and to asking the headings again.
     spare = budget.calls_left(state.get("usage"), settings) - budget.structured(
@@ -81,6 +83,7 @@ def synthesize(state: ResearchState, deps: Deps) -> dict:
             queried = [query_heading(part, goes_on) for part, goes_on in asked]
             headings = distinct_headings(named.result(), queried)
             title, findings, conclusion = framed.result()
+            findings = _found(findings, kept, answered, parts)
             conclusion = _concluded(conclusion, findings, kept, answered)
             body = [(h, t) for h, (_, t) in zip(headings, kept, strict=True)]
     findings, body, conclusion = _unrepeated(findings, body, conclusion, writer)
@@ -129,19 +132,49 @@ def _own(part: str, state: ResearchState) -> list[str]:
 
 def _searched(
     parts: list[str], question: str, state: ResearchState, deps: Deps
-) -> dict[str, Chunk]:
+) -> tuple[dict[str, Chunk], list[list[tuple[str, str]]]]:
     """Each part searched in every collection the run searches (no model call; the web is
-    searched only by the research itself): what a part asks is then found even when no
-    sub-query asked it."""
+    searched only by the research itself), so that what a part asks is found even when no
+    sub-query asked it, with the openings of the documents it ranks first; and for each part
+    those documents (collection, source), best first."""
     found: dict[str, Chunk] = {}
+    leads = []
     collections = [s for s in state.get("sources_to_search", []) if s != WEB]
     for part in parts:
+        hits: list[Chunk] = []
         for query in part_queries(part):
             for collection in collections:
-                hits = search_source(with_names(query, question), collection, deps, weight=0.0)
-                for chunk in hits["chunks"].values():
-                    found.setdefault(chunk.id, chunk.model_copy(update={"query": part}))
-    return {i: c for i, c in found.items() if i not in state.get("chunks", {})}
+                searched = search_source(with_names(query, question), collection, deps, weight=0)
+                hits += searched["chunks"].values()
+        hits.sort(key=lambda chunk: -chunk.score)
+        lead = list(dict.fromkeys((chunk.collection, chunk.source) for chunk in hits))
+        for collection, source in lead[:OPENED_DOCUMENTS]:
+            hits += deps.store.opening(collection, source, OPENING_CHUNKS)
+        for chunk in hits:
+            found.setdefault(chunk.id, chunk.model_copy(update={"query": part}))
+        leads.append(lead)
+    return {i: c for i, c in found.items() if i not in state.get("chunks", {})}, leads
+
+
+def _found(
+    findings: list[CitedSentence | None],
+    sections: list[tuple[PlannedSection, list[CitedSentence]]],
+    answered: list[int],
+    parts: list[str],
+) -> list[CitedSentence | None]:
+    """Each answered part's key finding: the model's, or where it gave none that passed the
+    checks (or none with a figure, for a part that asks for an amount), the part's strongest
+    sentence that has one (moved from its section, so it is said once)."""
+    findings = list(findings)
+    for i, part in enumerate(answered):
+        figures = asks_figures(parts[part])
+        if findings[i] and (numbers(findings[i].text) or not figures):
+            continue
+        said = [s for section, part_said in sections if section.part == part for s in part_said]
+        if moved := next((s for s in said if numbers(s.text) or not figures), None):
+            findings[i] = moved
+            next(part_said for _, part_said in sections if moved in part_said).remove(moved)
+    return findings
 
 
 def _concluded(

@@ -24,11 +24,19 @@ OWN_SEARCH_BONUS = 0.15  # found by the part's own search (hybrid: its words and
 TERMS_BONUS = 0.15  # times the share of the part's terms (weighted by rarity) it holds
 # A document's opening (its summary, abstract or purpose) states its main facts most densely.
 OPENING_BONUS = 0.08
+# The documents a part's own search ranks first are about it: their sentences lead, the first
+# document's most.
+LEAD_BONUS, LEADS = 0.1, 3
 # A part that asks for an amount, a date or a change wants the sentences holding figures.
 _ASKS_FIGURES = re.compile(
     r"(?i)\b(how (much|many|long|far|often)|cost|budget|price|spend|percent|rate|level|amount|"
     r"number|when|year|date|increase|decrease|reduce|fall|rise|compare)"
 )
+
+
+def asks_figures(part: str) -> bool:
+    """Whether a part asks for an amount, a date or a change."""
+    return bool(_ASKS_FIGURES.search(part))
 
 
 _EXCERPT_TAG = re.compile(r"</?excerpt>", re.IGNORECASE)  # a small model copies the quote marks
@@ -139,15 +147,17 @@ def plan(
     embedder: Embedder,
     sections: int,
     per_section: int,
+    leads: list[list[tuple[str, str]]] | None = None,
 ) -> tuple[list[PlannedSection], list[int]]:
     """At most `sections` sections of `per_section` evidence sentences, in the parts' order,
-    and the parts no evidence answers. `queries[i]` are what part i was searched with; `chunks`
-    every excerpt gathered, best first. Each part with evidence gets a section; sections left
+    and the parts no evidence answers. `queries[i]` are what part i was searched with, `leads[i]`
+    the documents (collection, source) its search found, best first; `chunks` every excerpt
+    gathered, best first. Each part with evidence gets a section; sections left
     over go on a part from its next evidence, the part with the most first."""
     candidates = _candidates(chunks)
     if not parts or not candidates:
         return [], list(range(len(parts)))
-    scores = _scores(parts, queries, candidates, embedder)
+    scores = _scores(parts, queries, candidates, embedder, leads or [[] for _ in parts])
     # A sentence goes to the part it stands out for: a part near every sentence (the subject
     # the whole question is about) would otherwise take the others' evidence.
     spread = scores.std(axis=1, keepdims=True).clip(1e-6)
@@ -194,9 +204,11 @@ def _scores(
     queries: list[list[str]],
     candidates: list[tuple[str, Chunk]],
     embedder: Embedder,
+    leads: list[list[tuple[str, str]]],
 ) -> np.ndarray:
     """parts x sentences: the best nearness of a part's queries to the sentence, plus the
-    bonuses for the part's names it holds, its figures and the part's own search."""
+    bonuses for the part's names it holds, its figures, the part's own search, a document's
+    opening and the documents the part's search ranked first."""
     asked = [q for part_queries in queries for q in part_queries]
     owner = [n for n, part_queries in enumerate(queries) for _ in part_queries]
     # The sentence alone: under its document's title, a short sentence took the title's
@@ -219,10 +231,13 @@ def _scores(
             scores[n, i] += TERMS_BONUS * sum(rarity[t] for t in terms & stems[i]) / weight
     for n, part in enumerate(parts):
         wanted = set(names(part)) - common
-        figures = bool(_ASKS_FIGURES.search(part))
+        figures = asks_figures(part)
+        lead = leads[n][:LEADS]
         for i, (text, chunk) in enumerate(candidates):
             scores[n, i] += NAME_BONUS * min(len(wanted & held[i]), NAMES_COUNTED)
             scores[n, i] += FIGURE_BONUS * (figures and bool(numbers(text)))
             scores[n, i] += OWN_SEARCH_BONUS * any(q in chunk.queries for q in [part, *queries[n]])
             scores[n, i] += OPENING_BONUS * (chunk.position == 0)
+            if (document := (chunk.collection, chunk.source)) in lead:
+                scores[n, i] += LEAD_BONUS / (1 + lead.index(document))
     return scores
