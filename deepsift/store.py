@@ -10,7 +10,7 @@ import logging
 import os
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -54,6 +54,9 @@ _WAIT_STEP = 0.5  # seconds between tries to open a Milvus Lite file another pro
 # (its property "deepsift.rebuilds" names the original) it replaces the original.
 _REBUILD_PREFIX = "_rebuild_"
 _REBUILD_BATCH = 256
+# A Milvus server returns at most 16,384 rows a query and takes a bounded message: listings
+# page through a query iterator, and deletes name this many ids at a time.
+_PAGE = 1000
 
 
 class StoreError(UserError):
@@ -257,28 +260,36 @@ class Store:
 
     def documents(self, name: str) -> dict[str, str]:
         """Every stored document of a collection: source -> hash of the file it came from."""
-        self._load(name)
         found: dict[str, str] = {}
-        iterator = self._client.query_iterator(
-            name, batch_size=1000, filter="position == 0", output_fields=["source", "doc_hash"]
-        )
-        while batch := iterator.next():
-            for row in batch:
-                # Two hashes for one source, or PENDING: an interrupted replacement, redone.
-                known = found.setdefault(row["source"], row["doc_hash"])
-                if known != row["doc_hash"]:
-                    found[row["source"]] = PENDING
-        iterator.close()
+        for row in self._rows(name, "position == 0", ["source", "doc_hash"]):
+            # Two hashes for one source, or PENDING: an interrupted replacement, redone.
+            known = found.setdefault(row["source"], row["doc_hash"])
+            if known != row["doc_hash"]:
+                found[row["source"]] = PENDING
         return found
+
+    def _rows(self, name: str, where: str, fields: list[str]) -> Iterator[dict[str, Any]]:
+        """Every row the filter `where` matches, a page at a time (no server cap on how many)."""
+        self._load(name)
+        pages = self._client.query_iterator(
+            name, batch_size=_PAGE, filter=where, output_fields=fields
+        )
+        try:
+            while page := pages.next():
+                yield from page
+        finally:
+            pages.close()
+
+    def _delete(self, name: str, ids: set[str]) -> None:
+        ordered = sorted(ids)
+        for start in range(0, len(ordered), _PAGE):
+            self._client.delete(name, ids=ordered[start : start + _PAGE])
 
     def sources_containing(self, name: str, digits: str) -> list[str]:
         """The stored documents whose path holds `digits` (candidates; the caller checks how)."""
         if not digits.isdigit():
             raise ValueError(f"not digits: {digits!r}")
-        self._load(name)
-        rows = self._client.query(
-            name, filter=f'position == 0 and source like "%{digits}%"', output_fields=["source"]
-        )
+        rows = self._rows(name, f'position == 0 and source like "%{digits}%"', ["source"])
         return sorted({row["source"] for row in rows})
 
     def opening(self, name: str, source: str, chunks: int) -> list[Chunk]:
@@ -309,8 +320,7 @@ class Store:
         )
 
     def _ids_of(self, name: str, source: str) -> set[str]:
-        rows = self._client.query(name, filter=f"source == {_quoted(source)}", output_fields=["id"])
-        return {row["id"] for row in rows}
+        return {row["id"] for row in self._rows(name, f"source == {_quoted(source)}", ["id"])}
 
     def add_chunks(self, name: str, chunks: list[StoredChunk]) -> None:
         """Upsert chunks (an id already stored is overwritten)."""
@@ -331,8 +341,7 @@ class Store:
         old ones), then write its first chunk with the document's hash, the mark of completion."""
         self._load(name)
         stale = self._ids_of(name, source) - ids
-        if stale:
-            self._client.delete(name, ids=sorted(stale))
+        self._delete(name, stale)
         if first:
             self.add_chunks(name, [first])
 
@@ -343,8 +352,7 @@ class Store:
     def delete_document(self, name: str, source: str) -> int:
         self._load(name)
         ids = self._ids_of(name, source)
-        if ids:
-            self._client.delete(name, ids=sorted(ids))
+        self._delete(name, ids)
         return len(ids)
 
     def drop(self, name: str) -> None:

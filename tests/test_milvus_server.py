@@ -1,0 +1,268 @@
+"""A Milvus server by URI: `milvus-lite server` on a loopback port stands in for Milvus (the same
+gRPC protocol, no Docker). Ingest, collections, research and batch run against it, two
+processes at once, with the same chunks and ranking as a Milvus Lite file, and the store keeps
+within what a server limits."""
+
+import json
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from deepsift.config import Settings
+from deepsift.llm.models import get_embedder
+from deepsift.store import Store, StoredChunk
+
+from conftest import CORPUS, run_cli
+from fake_openai import FakeOpenAI
+from scripted import ScriptedResearcher
+
+SERVER = Path(sys.executable).parent / "milvus-lite"
+QUERY_CAP = 16_384  # a Milvus server's most rows for one query (its topK and result window)
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The URI of a Milvus server on a free loopback port, for this module's tests."""
+    if not SERVER.exists():
+        pytest.skip(f"{SERVER} not found: milvus-lite's server comes with the milvus-lite package")
+    port = _free_port()
+    data = tmp_path_factory.mktemp("milvus-server")
+    command = [str(SERVER), "server", "--data-dir", str(data), "--host", "127.0.0.1"]
+    process = subprocess.Popen(
+        [*command, "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            break
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                pytest.fail(f"milvus-lite server did not start: {process.stderr.read()!r}")
+            time.sleep(0.2)
+    yield f"http://127.0.0.1:{port}"
+    process.terminate()
+    process.wait(30)
+    process.stderr.close()
+
+
+def _cli(server: str, data: Path, *args: str, **env: str) -> subprocess.Popen:
+    """`deepsift ARGS` in a child process against the server, started, not waited for."""
+    environment = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(data),
+        "DEEPSIFT_DATA_DIR": str(data),
+        "DEEPSIFT_MILVUS_URI": server,
+        **env,
+    }
+    data.mkdir(parents=True, exist_ok=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "deepsift", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=environment,
+        cwd=data.parent,
+    )
+
+
+def _finished(process: subprocess.Popen) -> tuple[int, str, str]:
+    out, err = process.communicate(timeout=300)
+    return process.returncode, out, err
+
+
+def _chunks(store: Store, collection: str) -> dict[str, tuple[str, int, str]]:
+    """Every chunk of a collection: id -> (source's file name, position, text)."""
+    rows = store._rows(collection, "", ["id", "source", "position", "text"])
+    return {r["id"]: (Path(r["source"]).name, r["position"], r["text"]) for r in rows}
+
+
+@pytest.fixture(scope="module")
+def lite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sample corpus ingested into a Milvus Lite file: what the server must match."""
+    data = tmp_path_factory.mktemp("lite") / "data"
+    for name in ("science", "operations"):
+        result = run_cli("ingest", str(CORPUS / name), "--collection", name, data=data)
+        assert result.returncode == 0, result.stderr
+    return data
+
+
+def test_an_ingest_and_a_research_at_once_share_the_server_and_lose_nothing(server, lite, tmp_path):
+    with FakeOpenAI(ScriptedResearcher()) as llm:
+        model = {"DEEPSIFT_LLM_BASE_URL": llm.url, "DEEPSIFT_LLM_API_KEY": "k"}
+        first = _cli(
+            server, tmp_path / "a", "ingest", str(CORPUS / "science"), "--collection", "science"
+        )
+        assert _finished(first)[0] == 0
+        # A second process ingests while a third researches: a Lite file would refuse one.
+        ingesting = _cli(
+            server,
+            tmp_path / "b",
+            "ingest",
+            str(CORPUS / "operations"),
+            "--collection",
+            "operations",
+        )
+        researching = _cli(
+            server,
+            tmp_path / "c",
+            "research",
+            "Why was Kestrel Works built?",
+            "--collections",
+            "science",
+            "--json",
+            **model,
+        )
+        ingested, researched = _finished(ingesting), _finished(researching)
+        again = _finished(
+            _cli(
+                server,
+                tmp_path / "d",
+                "ingest",
+                str(CORPUS / "operations"),
+                "--collection",
+                "operations",
+            )
+        )
+        listed = _finished(_cli(server, tmp_path / "e", "collections"))
+
+    assert ingested[0] == 0, ingested[2]
+    assert researched[0] == 0, researched[2]
+    assert "in use by another process" not in ingested[2] + researched[2]
+    assert json.loads(researched[1])["sources"], "the research cited nothing from the server"
+    assert again[0] == 0 and "unchanged" in again[2]
+    assert "science" in listed[1] and "operations" in listed[1]
+    with Store(Settings(milvus_uri=server)) as remote, Store(Settings(data_dir=lite)) as local:
+        for name in ("science", "operations"):
+            # The same chunk ids, positions and texts as a Lite ingest: none lost, none twice.
+            assert _chunks(remote, name) == _chunks(local, name)
+
+
+def test_a_search_ranks_the_same_on_the_server_as_on_the_lite_file(server, lite, tmp_path):
+    done = _finished(
+        _cli(server, tmp_path / "a", "ingest", str(CORPUS / "science"), "--collection", "science")
+    )
+    assert done[0] == 0, done[2]
+    embedder = get_embedder(Settings(data_dir=tmp_path))
+    questions = [
+        "Why was Kestrel Works built?",
+        "phosphorus levels in Lake Veldmere after treatment",
+        "buffer strip trial results",
+    ]
+    with Store(Settings(milvus_uri=server)) as remote, Store(Settings(data_dir=lite)) as local:
+        for question in questions:
+            vector = embedder.embed_queries([question])[0]
+            served = [c.id for c in remote.search("science", question, vector, 8)]
+            filed = [c.id for c in local.search("science", question, vector, 8)]
+            assert served == filed and served
+
+
+def test_two_batches_at_once_answer_every_question(server, tmp_path):
+    done = _finished(
+        _cli(server, tmp_path / "a", "ingest", str(CORPUS / "science"), "--collection", "science")
+    )
+    assert done[0] == 0, done[2]
+    questions = tmp_path / "q.jsonl"
+    questions.write_text(
+        "".join(
+            json.dumps({"id": f"q{n}", "question": f"What did Kestrel Works cost? ({n})"}) + "\n"
+            for n in range(3)
+        )
+    )
+    with FakeOpenAI(ScriptedResearcher()) as llm:
+        model = {"DEEPSIFT_LLM_BASE_URL": llm.url, "DEEPSIFT_LLM_API_KEY": "k"}
+        batches = [
+            _cli(
+                server,
+                tmp_path / name,
+                "batch",
+                str(questions),
+                "-o",
+                str(tmp_path / f"{name}.jsonl"),
+                "--collections",
+                "science",
+                **model,
+            )
+            for name in ("one", "two")
+        ]
+        ended = [_finished(b) for b in batches]
+
+    for name, (code, _, err) in zip(("one", "two"), ended, strict=True):
+        assert code == 0, err
+        rows = [json.loads(line) for line in (tmp_path / f"{name}.jsonl").read_text().splitlines()]
+        assert sorted(r["id"] for r in rows) == ["q0", "q1", "q2"]
+        assert all(r["error"] is None and r["sources"] for r in rows)
+
+
+class _Capped:
+    """The server's client, held to a Milvus server's cap on rows a query returns (the
+    milvus-lite server does not enforce it)."""
+
+    def __init__(self, client):
+        self._client = client
+
+    def query(self, *args, **kwargs):
+        rows = self._client.query(*args, **kwargs)
+        if len(rows) > QUERY_CAP:
+            raise AssertionError(
+                f"a query returned {len(rows)} rows: a server caps it at {QUERY_CAP}"
+            )
+        return rows
+
+    def __getattr__(self, name):
+        return getattr(self._client, name)
+
+
+class _Fixed:
+    name, dim = "fixed", 4
+
+
+def test_a_document_of_more_chunks_than_one_query_returns_is_listed_and_replaced_whole(server):
+    many = QUERY_CAP + 616
+    with Store(Settings(milvus_uri=server)) as store:
+        store._client = _Capped(store._client)
+        store.ensure("long_document", "one long document", _Fixed())
+
+        def chunks(version: str, count: int) -> list[StoredChunk]:
+            return [
+                StoredChunk(
+                    id=f"{version}-{n}",
+                    text=f"passage {n} of {version}",
+                    vector=[1.0, n, 0.0, 1.0],
+                    source="/long.md",
+                    title="long",
+                    position=n,
+                    doc_hash=version,
+                )
+                for n in range(count)
+            ]
+
+        old = chunks("old", many)
+        for start in range(0, many, 2000):
+            store.write_chunks("long_document", old[start : start + 2000])
+        store.complete_document("long_document", "/long.md", {c.id for c in old}, old[0])
+        store.flush("long_document")
+        listed = len(store._ids_of("long_document", "/long.md"))
+        # A new version of 10 chunks replaces all of the old one's.
+        new = chunks("new", 10)
+        store.write_chunks("long_document", new)
+        store.complete_document("long_document", "/long.md", {c.id for c in new}, new[0])
+        store.flush("long_document")
+        remaining = store.count("long_document")
+        documents = store.documents("long_document")
+        store.drop("long_document")
+
+    assert listed == many
+    assert remaining == 10 and documents == {"/long.md": "new"}
