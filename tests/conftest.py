@@ -1,6 +1,9 @@
 import os
+import socket
 import subprocess
 import sys
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,6 +17,7 @@ from scripted import ScriptedResearcher  # noqa: E402
 
 ROOT = Path(__file__).parent.parent
 CORPUS = ROOT / "examples" / "corpus"
+MILVUS_SERVER = Path(sys.executable).parent / "milvus-lite"
 
 
 def run_cli(*args: str, data: Path, stdin: str = "", **env: str) -> subprocess.CompletedProcess:
@@ -79,3 +83,39 @@ def deps(settings: Settings, sample_store):
     from deepsift.llm.models import chat_model, get_embedder
 
     return Deps(settings, sample_store, get_embedder(settings), chat_model(settings))
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def milvus_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The URI of a Milvus server (`milvus-lite server`: the Milvus gRPC protocol, no Docker) on
+    a free loopback port; tests sharing it use collection names of their own."""
+    if not MILVUS_SERVER.exists():
+        pytest.skip(
+            f"{MILVUS_SERVER} not found: milvus-lite's server comes with the milvus-lite package"
+        )
+    port = _free_port()
+    data = tmp_path_factory.mktemp("milvus-server")
+    command = [str(MILVUS_SERVER), "server", "--data-dir", str(data), "--host", "127.0.0.1"]
+    process = subprocess.Popen(
+        [*command, "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            break
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                pytest.fail(f"milvus-lite server did not start: {process.stderr.read()!r}")
+            time.sleep(0.2)
+    yield f"http://127.0.0.1:{port}"
+    process.terminate()
+    process.wait(30)
+    process.stderr.close()

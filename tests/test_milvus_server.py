@@ -4,11 +4,8 @@ processes at once, with the same chunks and ranking as a Milvus Lite file, and t
 within what a server limits."""
 
 import json
-import socket
 import subprocess
 import sys
-import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,50 +18,16 @@ from conftest import CORPUS, run_cli
 from fake_openai import FakeOpenAI
 from scripted import ScriptedResearcher
 
-SERVER = Path(sys.executable).parent / "milvus-lite"
 QUERY_CAP = 16_384  # a Milvus server's most rows for one query (its topK and result window)
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The URI of a Milvus server on a free loopback port, for this module's tests."""
-    if not SERVER.exists():
-        pytest.skip(f"{SERVER} not found: milvus-lite's server comes with the milvus-lite package")
-    port = _free_port()
-    data = tmp_path_factory.mktemp("milvus-server")
-    command = [str(SERVER), "server", "--data-dir", str(data), "--host", "127.0.0.1"]
-    process = subprocess.Popen(
-        [*command, "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            break
-        except OSError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                process.kill()
-                pytest.fail(f"milvus-lite server did not start: {process.stderr.read()!r}")
-            time.sleep(0.2)
-    yield f"http://127.0.0.1:{port}"
-    process.terminate()
-    process.wait(30)
-    process.stderr.close()
-
-
-def _cli(server: str, data: Path, *args: str, **env: str) -> subprocess.Popen:
+def _cli(milvus_server: str, data: Path, *args: str, **env: str) -> subprocess.Popen:
     """`deepsift ARGS` in a child process against the server, started, not waited for."""
     environment = {
         "PATH": "/usr/bin:/bin",
         "HOME": str(data),
         "DEEPSIFT_DATA_DIR": str(data),
-        "DEEPSIFT_MILVUS_URI": server,
+        "DEEPSIFT_MILVUS_URI": milvus_server,
         **env,
     }
     data.mkdir(parents=True, exist_ok=True)
@@ -99,16 +62,23 @@ def lite(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return data
 
 
-def test_an_ingest_and_a_research_at_once_share_the_server_and_lose_nothing(server, lite, tmp_path):
+def test_an_ingest_and_a_research_at_once_share_the_server_and_lose_nothing(
+    milvus_server, lite, tmp_path
+):
     with FakeOpenAI(ScriptedResearcher()) as llm:
         model = {"DEEPSIFT_LLM_BASE_URL": llm.url, "DEEPSIFT_LLM_API_KEY": "k"}
         first = _cli(
-            server, tmp_path / "a", "ingest", str(CORPUS / "science"), "--collection", "science"
+            milvus_server,
+            tmp_path / "a",
+            "ingest",
+            str(CORPUS / "science"),
+            "--collection",
+            "science",
         )
         assert _finished(first)[0] == 0
         # A second process ingests while a third researches: a Lite file would refuse one.
         ingesting = _cli(
-            server,
+            milvus_server,
             tmp_path / "b",
             "ingest",
             str(CORPUS / "operations"),
@@ -116,7 +86,7 @@ def test_an_ingest_and_a_research_at_once_share_the_server_and_lose_nothing(serv
             "operations",
         )
         researching = _cli(
-            server,
+            milvus_server,
             tmp_path / "c",
             "research",
             "Why was Kestrel Works built?",
@@ -128,7 +98,7 @@ def test_an_ingest_and_a_research_at_once_share_the_server_and_lose_nothing(serv
         ingested, researched = _finished(ingesting), _finished(researching)
         again = _finished(
             _cli(
-                server,
+                milvus_server,
                 tmp_path / "d",
                 "ingest",
                 str(CORPUS / "operations"),
@@ -136,7 +106,7 @@ def test_an_ingest_and_a_research_at_once_share_the_server_and_lose_nothing(serv
                 "operations",
             )
         )
-        listed = _finished(_cli(server, tmp_path / "e", "collections"))
+        listed = _finished(_cli(milvus_server, tmp_path / "e", "collections"))
 
     assert ingested[0] == 0, ingested[2]
     assert researched[0] == 0, researched[2]
@@ -144,15 +114,25 @@ def test_an_ingest_and_a_research_at_once_share_the_server_and_lose_nothing(serv
     assert json.loads(researched[1])["sources"], "the research cited nothing from the server"
     assert again[0] == 0 and "unchanged" in again[2]
     assert "science" in listed[1] and "operations" in listed[1]
-    with Store(Settings(milvus_uri=server)) as remote, Store(Settings(data_dir=lite)) as local:
+    with (
+        Store(Settings(milvus_uri=milvus_server)) as remote,
+        Store(Settings(data_dir=lite)) as local,
+    ):
         for name in ("science", "operations"):
             # The same chunk ids, positions and texts as a Lite ingest: none lost, none twice.
             assert _chunks(remote, name) == _chunks(local, name)
 
 
-def test_a_search_ranks_the_same_on_the_server_as_on_the_lite_file(server, lite, tmp_path):
+def test_a_search_ranks_the_same_on_the_server_as_on_the_lite_file(milvus_server, lite, tmp_path):
     done = _finished(
-        _cli(server, tmp_path / "a", "ingest", str(CORPUS / "science"), "--collection", "science")
+        _cli(
+            milvus_server,
+            tmp_path / "a",
+            "ingest",
+            str(CORPUS / "science"),
+            "--collection",
+            "science",
+        )
     )
     assert done[0] == 0, done[2]
     embedder = get_embedder(Settings(data_dir=tmp_path))
@@ -161,7 +141,10 @@ def test_a_search_ranks_the_same_on_the_server_as_on_the_lite_file(server, lite,
         "phosphorus levels in Lake Veldmere after treatment",
         "buffer strip trial results",
     ]
-    with Store(Settings(milvus_uri=server)) as remote, Store(Settings(data_dir=lite)) as local:
+    with (
+        Store(Settings(milvus_uri=milvus_server)) as remote,
+        Store(Settings(data_dir=lite)) as local,
+    ):
         for question in questions:
             vector = embedder.embed_queries([question])[0]
             served = [c.id for c in remote.search("science", question, vector, 8)]
@@ -169,9 +152,16 @@ def test_a_search_ranks_the_same_on_the_server_as_on_the_lite_file(server, lite,
             assert served == filed and served
 
 
-def test_two_batches_at_once_answer_every_question(server, tmp_path):
+def test_two_batches_at_once_answer_every_question(milvus_server, tmp_path):
     done = _finished(
-        _cli(server, tmp_path / "a", "ingest", str(CORPUS / "science"), "--collection", "science")
+        _cli(
+            milvus_server,
+            tmp_path / "a",
+            "ingest",
+            str(CORPUS / "science"),
+            "--collection",
+            "science",
+        )
     )
     assert done[0] == 0, done[2]
     questions = tmp_path / "q.jsonl"
@@ -185,7 +175,7 @@ def test_two_batches_at_once_answer_every_question(server, tmp_path):
         model = {"DEEPSIFT_LLM_BASE_URL": llm.url, "DEEPSIFT_LLM_API_KEY": "k"}
         batches = [
             _cli(
-                server,
+                milvus_server,
                 tmp_path / name,
                 "batch",
                 str(questions),
@@ -229,9 +219,11 @@ class _Fixed:
     name, dim = "fixed", 4
 
 
-def test_a_document_of_more_chunks_than_one_query_returns_is_listed_and_replaced_whole(server):
+def test_a_document_of_more_chunks_than_one_query_returns_is_listed_and_replaced_whole(
+    milvus_server,
+):
     many = QUERY_CAP + 616
-    with Store(Settings(milvus_uri=server)) as store:
+    with Store(Settings(milvus_uri=milvus_server)) as store:
         store._client = _Capped(store._client)
         store.ensure("long_document", "one long document", _Fixed())
 

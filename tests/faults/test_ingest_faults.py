@@ -190,12 +190,18 @@ def _notes(folder: Path, paragraphs: int) -> list[Path]:
     return sorted(p for p in folder.iterdir() if p.stat().st_size)
 
 
-def test_ingest_killed_at_random_points_converges_on_rerun_to_a_clean_ingest(tmp_path):
-    """Killed while adding notes, then while replacing them with shorter versions. Embedded by
-    a loopback endpoint: the kills are about the store, and the process starts sooner."""
+@pytest.mark.parametrize("milvus", ["lite file", "server"])
+def test_ingest_killed_at_random_points_converges_on_rerun_to_a_clean_ingest(
+    milvus, tmp_path, request
+):
+    """Killed while adding notes, then while replacing them with shorter versions, into a Milvus
+    Lite file or a Milvus server. Embedded by a loopback endpoint: the kills are about the
+    store, and the process starts sooner."""
     folder, data = tmp_path / "docs", tmp_path / "data"
-    command = [sys.executable, "-m", "deepsift", "ingest", str(folder), "--collection", "docs"]
     seed = random.randrange(1_000_000)
+    uri = request.getfixturevalue("milvus_server") if milvus == "server" else ""
+    name = f"docs_{seed}"  # a server outlives the test: a collection of its own
+    command = [sys.executable, "-m", "deepsift", "ingest", str(folder), "--collection", name]
     adding = random.Random(seed).randrange(10, 19)
     replacing = random.Random(seed).randrange(2, adding)  # among the notes added before
 
@@ -208,6 +214,7 @@ def test_ingest_killed_at_random_points_converges_on_rerun_to_a_clean_ingest(tmp
             "DEEPSIFT_EMBEDDING_MODEL": "fake-embed",
             "DEEPSIFT_CHUNK_CHARS": "200",
             "DEEPSIFT_CHUNK_OVERLAP": "0",
+            **({"DEEPSIFT_MILVUS_URI": uri} if uri else {}),
         }
         for paragraphs, tick in ((3, adding), (2, replacing)):
             notes = _notes(folder, paragraphs)
@@ -225,9 +232,9 @@ def test_ingest_killed_at_random_points_converges_on_rerun_to_a_clean_ingest(tmp
         finished = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
 
     assert finished.returncode == 0, finished.stderr
-    settings = Settings(data_dir=data, chunk_chars=200, chunk_overlap=0)
+    settings = Settings(data_dir=data, milvus_uri=uri, chunk_chars=200, chunk_overlap=0)
     with Store(settings) as store:
-        assert _rows(store, "docs") == _expected_rows(notes, settings), f"seed {seed}"
+        assert _rows(store, name) == _expected_rows(notes, settings), f"seed {seed}"
 
 
 def _refuse_scandir(monkeypatch, folder: Path) -> None:
