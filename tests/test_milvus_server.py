@@ -9,9 +9,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from starlette.testclient import TestClient
+from test_serve import run_events
 
 from deepsift.config import Settings
-from deepsift.llm.models import get_embedder
+from deepsift.deps import Deps
+from deepsift.llm.models import chat_model, get_embedder
+from deepsift.serve.app import create_app
 from deepsift.store import Store, StoredChunk
 
 from conftest import CORPUS, run_cli
@@ -258,3 +262,44 @@ def test_a_document_of_more_chunks_than_one_query_returns_is_listed_and_replaced
 
     assert listed == many
     assert remaining == 10 and documents == {"/long.md": "new"}
+
+
+def test_serve_answers_from_the_server_while_a_research_process_uses_it(milvus_server, tmp_path):
+    done = _finished(
+        _cli(
+            milvus_server,
+            tmp_path / "a",
+            "ingest",
+            str(CORPUS / "science"),
+            "--collection",
+            "science",
+        )
+    )
+    assert done[0] == 0, done[2]
+    with FakeOpenAI(ScriptedResearcher()) as llm:
+        settings = Settings(
+            data_dir=tmp_path / "serve",
+            milvus_uri=milvus_server,
+            llm_base_url=llm.url,
+            llm_api_key="k",
+        )
+        deps = Deps(settings, Store(settings), get_embedder(settings), chat_model(settings))
+        model = {"DEEPSIFT_LLM_BASE_URL": llm.url, "DEEPSIFT_LLM_API_KEY": "k"}
+        researching = _cli(
+            milvus_server,
+            tmp_path / "b",
+            "research",
+            "What did Kestrel Works cost?",
+            "--json",
+            **model,
+        )
+        with TestClient(create_app(settings, deps), base_url="http://127.0.0.1:8000") as client:
+            started = client.post("/api/runs", json={"question": "Why was Kestrel Works built?"})
+            events = run_events(client, started.json()["thread_id"])
+        researched = _finished(researching)
+        deps.store.close()
+
+    result = events[-1][1]
+    assert result["status"] == "done" and result["sources"], result
+    assert researched[0] == 0, researched[2]
+    assert json.loads(researched[1])["sources"]
