@@ -290,11 +290,15 @@ def test_serve_answers_from_the_server_while_a_research_process_uses_it(milvus_s
             tmp_path / "b",
             "research",
             "What did Kestrel Works cost?",
+            "--collections",
+            "science",
             "--json",
             **model,
         )
         with TestClient(create_app(settings, deps), base_url="http://127.0.0.1:8000") as client:
-            started = client.post("/api/runs", json={"question": "Why was Kestrel Works built?"})
+            asked = {"question": "Why was Kestrel Works built?", "collections": ["science"]}
+            started = client.post("/api/runs", json=asked)
+            assert started.status_code == 202, started.text
             events = run_events(client, started.json()["thread_id"])
         researched = _finished(researching)
         deps.store.close()
