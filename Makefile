@@ -15,20 +15,20 @@ $(BIN)/python:
 
 # Phony, so pip runs every time and picks up any change to pyproject.toml or constraints.txt.
 install: $(BIN)/python
-	$(BIN)/pip install --quiet -c constraints.txt -e '.[local,eval,dev,e5,serve,mcp]'
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[local,eval,dev,e5,serve,mcp,ray]'
 
 # A throwaway venv, the newest versions of everything (no constraints), frozen into constraints.txt.
 lock:
 	@set -eu; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
-	echo "lock: fresh venv in $$tmp, newest versions of .[local,eval,dev,e5,serve,mcp]"; \
+	echo "lock: fresh venv in $$tmp, newest versions of .[local,eval,dev,e5,serve,mcp,ray]"; \
 	$(PYTHON) -m venv "$$tmp/venv"; \
 	"$$tmp/venv/bin/pip" install --quiet --upgrade pip; \
-	"$$tmp/venv/bin/pip" install --quiet -e '.[local,eval,dev,e5,serve,mcp]'; \
+	"$$tmp/venv/bin/pip" install --quiet -e '.[local,eval,dev,e5,serve,mcp,ray]'; \
 	{ \
-	echo "# The tested versions of every package deepsift[local,eval,dev,e5,serve,mcp] installs (not deepsift)."; \
+	echo "# The tested versions of every package deepsift[local,eval,dev,e5,serve,mcp,ray] installs (not deepsift)."; \
 	echo "# Made by \`make lock\`: a fresh venv ($$("$$tmp/venv/bin/python" --version), $$(uname -sm)),"; \
-	echo "# pip install -e '.[local,eval,dev,e5,serve,mcp]' with no constraints, then pip freeze --exclude-editable."; \
-	echo "# Used by \`make install\`; by hand: pip install -c constraints.txt -e '.[local,eval,dev,e5,serve,mcp]'."; \
+	echo "# pip install -e '.[local,eval,dev,e5,serve,mcp,ray]' with no constraints, then pip freeze --exclude-editable."; \
+	echo "# Used by \`make install\`; by hand: pip install -c constraints.txt -e '.[local,eval,dev,e5,serve,mcp,ray]'."; \
 	echo "# Refresh: make lock, then make test, and commit this file."; \
 	"$$tmp/venv/bin/pip" freeze --exclude-editable; \
 	} > "$$tmp/constraints.txt"; \

@@ -35,6 +35,14 @@ class Settings(BaseSettings):
     store_wait: float = Field(
         0.0, ge=0, description="seconds to wait for a Milvus Lite file another process holds"
     )
+    ray_address: str = Field(
+        "",
+        description="ingest on Ray: 'local' (a runtime on this machine), 'auto' (the cluster "
+        "this machine belongs to) or a cluster address; empty: ingest in this process",
+    )
+    ray_workers: int = Field(
+        0, ge=0, description="Ray ingest's embedding actors; 0: one per 2 of the cluster's CPUs"
+    )
 
     llm_base_url: str = ""
     llm_model: str = "gpt-4o-mini"

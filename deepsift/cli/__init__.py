@@ -56,10 +56,11 @@ def _user_error(e: Exception) -> str | None:
     return endpoint_failure(e)
 
 
-def _setting_flags(args: argparse.Namespace) -> dict[str, float]:
+def _setting_flags(args: argparse.Namespace) -> dict[str, float | str]:
     """The settings that command-line flags override."""
-    wait = getattr(args, "wait", None)
-    return {} if wait is None else {"store_wait": wait}
+    flags = {"store_wait": "wait", "ray_address": "ray", "ray_workers": "ray_workers"}
+    given = {setting: getattr(args, flag, None) for setting, flag in flags.items()}
+    return {setting: value for setting, value in given.items() if value is not None}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -106,6 +107,18 @@ def _parser() -> argparse.ArgumentParser:
     ingest.add_argument("--collection", required=True)
     ingest.add_argument("--description", help="what the collection holds (used for routing)")
     ingest.add_argument("--prune", action="store_true", help="remove files that no longer exist")
+    ingest.add_argument(
+        "--ray",
+        nargs="?",
+        const="local",
+        metavar="ADDRESS",
+        help="load, chunk and embed on Ray: 'local' (the default: a runtime on this machine), "
+        "'auto' (the cluster this machine belongs to) or a cluster address (setting "
+        "ray_address)",
+    )
+    ingest.add_argument(
+        "--ray-workers", type=_positive, metavar="N", help="embedding actors (setting ray_workers)"
+    )
     ingest.set_defaults(run=run_ingest)
 
     collections = commands.add_parser(

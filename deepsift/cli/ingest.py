@@ -61,18 +61,32 @@ def run_ingest(args: argparse.Namespace, settings: Settings) -> int:
                 progress.update(task, description=description)
 
         embedder = get_embedder(settings)
-        report = ingest(
-            args.paths,
-            args.collection,
-            store,
-            embedder,
-            settings,
-            description=args.description,
-            prune=args.prune,
-            on_file=on_file,
-            on_start=on_start,
-            on_chunks=on_chunks,
-        )
+        given = dict(description=args.description, prune=args.prune)
+        if settings.ray_address:
+            from deepsift.ingest.on_ray import ingest_on_ray
+
+            report = ingest_on_ray(
+                args.paths,
+                args.collection,
+                store,
+                embedder,
+                settings,
+                **given,
+                on_file=on_file,
+                on_start=on_start,
+            )
+        else:
+            report = ingest(
+                args.paths,
+                args.collection,
+                store,
+                embedder,
+                settings,
+                **given,
+                on_file=on_file,
+                on_start=on_start,
+                on_chunks=on_chunks,
+            )
     seconds = time.monotonic() - started
     table = Table(title=f"ingest into {args.collection}", title_justify="left")
     for column in ("added", "updated", "unchanged", "pruned", "failed", "new chunks", "seconds"):

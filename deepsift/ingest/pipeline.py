@@ -156,23 +156,36 @@ def ingest(
             first: StoredChunk | None = None
             for start in range(0, total, WRITE_BATCH):
                 batch = parsed.chunks[start : start + WRITE_BATCH]
-                rows = _stored_chunks(parsed, batch, embedder.embed([c.text for c in batch]))
+                rows = stored_chunks(parsed, batch, embedder.embed([c.text for c in batch]))
                 write(partial(store.write_chunks, collection, rows))
                 first = first or rows[0]
                 on_chunks(source, start + len(batch), total)
-            write(partial(_complete, parsed, first, collection, stored, store))
+            write(partial(completed, parsed, first, collection, stored, store))
         wait_for_writer()
     if prune:
-        for source in sorted(stored):
-            if not Path(source).exists():
-                removed = store.delete_document(collection, source)
-                results.append(FileResult(source, "pruned", chunks=removed))
+        results += pruned(collection, stored, store)
     store.flush(collection)
     return IngestReport(results)
 
 
+def pruned(collection: str, stored: dict[str, str], store: Store) -> list[FileResult]:
+    """Drop the stored documents whose files are gone."""
+    results = []
+    for source in sorted(stored):
+        if not Path(source).exists():
+            removed = store.delete_document(collection, source)
+            results.append(FileResult(source, "pruned", chunks=removed))
+    return results
+
+
 def _parse(path: Path, stored: dict[str, str], settings: Settings) -> ParsedFile | FileResult:
     """The file's chunks, or its result when it is unchanged or cannot be read."""
+    hashed = changed_hash(path, stored, settings)
+    return hashed if isinstance(hashed, FileResult) else parsed_file(path, hashed, settings)
+
+
+def changed_hash(path: Path, stored: dict[str, str], settings: Settings) -> str | FileResult:
+    """The hash of a file to ingest, or its result when it is unchanged or cannot be read."""
     source = str(path)
     try:
         size = path.stat().st_size
@@ -188,15 +201,20 @@ def _parse(path: Path, stored: dict[str, str], settings: Settings) -> ParsedFile
         return FileResult(source, "failed", error=f"cannot read: {e.strerror or e}")
     if stored.get(source) == doc_hash:
         return FileResult(source, "unchanged")
+    return doc_hash
+
+
+def parsed_file(path: Path, doc_hash: str, settings: Settings) -> ParsedFile | FileResult:
+    """A changed file loaded and chunked, or its result when it cannot be read."""
     try:
         document = load(path)
     except LoadError as e:
-        return FileResult(source, "failed", error=str(e))
+        return FileResult(str(path), "failed", error=str(e))
     chunks = chunk_document(document, settings.chunk_chars, settings.chunk_overlap)
     return ParsedFile(path, doc_hash, document.title, chunks)
 
 
-def _stored_chunks(
+def stored_chunks(
     parsed: ParsedFile, chunks: list[TextChunk], vectors: list[list[float]]
 ) -> list[StoredChunk]:
     source = str(parsed.path)
@@ -215,7 +233,7 @@ def _stored_chunks(
     ]
 
 
-def _complete(
+def completed(
     parsed: ParsedFile,
     first: StoredChunk | None,
     collection: str,
