@@ -1,8 +1,10 @@
-"""Store rates at scale: chunks inserted per second and hybrid searches per second, into a
+"""Rates at scale. `store`: chunks inserted per second and hybrid searches per second, into a
 Milvus Lite file and into a Milvus server (`milvus-lite server` on a loopback port), at the
-same N chunks.
+same N chunks. `ingest`: chunks per second of `deepsift ingest` in this process against
+`--ray local` with 1 and 2 embedding actors, each a fresh process into a fresh data dir.
 
     python benchmarks/scale.py store --chunks 100000 [--corpus DIR] [--out FILE]
+    python benchmarks/scale.py ingest [--files N] [--corpus DIR] [--out FILE]
 
 Texts are the corpus's passages (the RFC folder by default), cut at 800 characters and reused
 until N; vectors are random unit vectors of the embedder's size (384): embedding 100,000 chunks
@@ -119,16 +121,59 @@ def server(data: Path) -> tuple[subprocess.Popen, str]:
     raise SystemExit("milvus-lite server did not start")
 
 
+def ingest_rates(corpus: Path, files: int) -> dict:
+    """Each way of ingesting the corpus's first `files` files: wall seconds, chunks, chunks/s."""
+    rates = {}
+    ways = {"local": [], "ray_1_worker": ["--ray", "local", "--ray-workers", "1"]}
+    ways["ray_2_workers"] = ["--ray", "local", "--ray-workers", "2"]
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "docs"
+        folder.mkdir()
+        for path in sorted(corpus.iterdir())[:files]:
+            (folder / path.name).write_bytes(path.read_bytes())
+        for way, flags in ways.items():
+            data = Path(tmp) / way
+            command = [sys.executable, "-m", "deepsift", "ingest", str(folder), "--collection"]
+            started = time.perf_counter()
+            done = subprocess.run(
+                [*command, "docs", *flags],
+                env={"PATH": "/usr/bin:/bin", "HOME": tmp, "DEEPSIFT_DATA_DIR": str(data)},
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            seconds = time.perf_counter() - started
+            row = [line for line in done.stderr.splitlines() if line.startswith("│")][-1]
+            chunks = int(row.strip("│").split("│")[5])
+            rates[way] = {
+                "files": files,
+                "chunks": chunks,
+                "wall_s": round(seconds, 1),
+                "chunks_per_s": round(chunks / seconds, 2),
+            }
+            print(way, rates[way], flush=True)
+    return rates
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("what", choices=["store"])
+    parser.add_argument("what", choices=["store", "ingest"])
+    parser.add_argument(
+        "--files", type=int, default=0, help="ingest: the corpus's first N (0: all)"
+    )
     parser.add_argument("--chunks", type=int, default=100_000)
     parser.add_argument("--clients", type=int, default=4, help="threads searching at once")
     parser.add_argument(
         "--corpus", type=Path, default=ROOT.parent.parent / "shared/eval/rust-rfcs/corpus"
     )
-    parser.add_argument("--out", type=Path, default=ROOT / "results" / "scale_store.json")
+    parser.add_argument("--out", type=Path, help="default: results/scale_<what>.json")
     args = parser.parse_args()
+    out = args.out or ROOT / "results" / f"scale_{args.what}.json"
+    if args.what == "ingest":
+        files = args.files or len(list(args.corpus.iterdir()))
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(ingest_rates(args.corpus, files), indent=2) + "\n")
+        return
     rows = chunks(passages(args.corpus, args.chunks))
     results = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -139,8 +184,8 @@ def main() -> None:
         finally:
             process.terminate()
             process.wait(60)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(results, indent=2) + "\n")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(results, indent=2) + "\n")
     print(json.dumps(results, indent=2))
 
 
