@@ -102,8 +102,11 @@ def milvus_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     port = _free_port()
     data = tmp_path_factory.mktemp("milvus-server")
     command = [str(MILVUS_SERVER), "server", "--data-dir", str(data), "--host", "127.0.0.1"]
-    process = subprocess.Popen(
-        [*command, "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    process = subprocess.Popen(  # in its own folder: no test's clean-up takes it for its own
+        [*command, "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        cwd=data,
     )
     deadline = time.monotonic() + 60
     while True:
