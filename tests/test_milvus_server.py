@@ -50,6 +50,13 @@ def _finished(process: subprocess.Popen) -> tuple[int, str, str]:
     return process.returncode, out, err
 
 
+def _ingest_science(server: str, data: Path) -> None:
+    code, _, err = _finished(
+        _cli(server, data, "ingest", str(CORPUS / "science"), "--collection", "science")
+    )
+    assert code == 0, err
+
+
 def _chunks(store: Store, collection: str) -> dict[str, tuple[str, int, str]]:
     """Every chunk of a collection: id -> (source's file name, position, text)."""
     rows = store._rows(collection, "", ["id", "source", "position", "text"])
@@ -71,15 +78,7 @@ def test_an_ingest_and_a_research_at_once_share_the_server_and_lose_nothing(
 ):
     with FakeOpenAI(ScriptedResearcher()) as llm:
         model = {"DEEPSIFT_LLM_BASE_URL": llm.url, "DEEPSIFT_LLM_API_KEY": "k"}
-        first = _cli(
-            milvus_server,
-            tmp_path / "a",
-            "ingest",
-            str(CORPUS / "science"),
-            "--collection",
-            "science",
-        )
-        assert _finished(first)[0] == 0
+        _ingest_science(milvus_server, tmp_path / "a")
         # A second process ingests while a third researches: a Lite file would refuse one.
         ingesting = _cli(
             milvus_server,
@@ -128,17 +127,7 @@ def test_an_ingest_and_a_research_at_once_share_the_server_and_lose_nothing(
 
 
 def test_a_search_ranks_the_same_on_the_server_as_on_the_lite_file(milvus_server, lite, tmp_path):
-    done = _finished(
-        _cli(
-            milvus_server,
-            tmp_path / "a",
-            "ingest",
-            str(CORPUS / "science"),
-            "--collection",
-            "science",
-        )
-    )
-    assert done[0] == 0, done[2]
+    _ingest_science(milvus_server, tmp_path / "a")
     embedder = get_embedder(Settings(data_dir=tmp_path))
     questions = [
         "Why was Kestrel Works built?",
@@ -157,17 +146,7 @@ def test_a_search_ranks_the_same_on_the_server_as_on_the_lite_file(milvus_server
 
 
 def test_two_batches_at_once_answer_every_question(milvus_server, tmp_path):
-    done = _finished(
-        _cli(
-            milvus_server,
-            tmp_path / "a",
-            "ingest",
-            str(CORPUS / "science"),
-            "--collection",
-            "science",
-        )
-    )
-    assert done[0] == 0, done[2]
+    _ingest_science(milvus_server, tmp_path / "a")
     questions = tmp_path / "q.jsonl"
     questions.write_text(
         "".join(
@@ -265,17 +244,7 @@ def test_a_document_of_more_chunks_than_one_query_returns_is_listed_and_replaced
 
 
 def test_serve_answers_from_the_server_while_a_research_process_uses_it(milvus_server, tmp_path):
-    done = _finished(
-        _cli(
-            milvus_server,
-            tmp_path / "a",
-            "ingest",
-            str(CORPUS / "science"),
-            "--collection",
-            "science",
-        )
-    )
-    assert done[0] == 0, done[2]
+    _ingest_science(milvus_server, tmp_path / "a")
     with FakeOpenAI(ScriptedResearcher()) as llm:
         settings = Settings(
             data_dir=tmp_path / "serve",

@@ -2,6 +2,7 @@
 
 import argparse
 import time
+from functools import partial
 
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -61,32 +62,21 @@ def run_ingest(args: argparse.Namespace, settings: Settings) -> int:
                 progress.update(task, description=description)
 
         embedder = get_embedder(settings)
-        given = dict(description=args.description, prune=args.prune)
-        if settings.ray_address:
-            from deepsift.ingest.on_ray import ingest_on_ray
-
-            report = ingest_on_ray(
-                args.paths,
-                args.collection,
-                store,
-                embedder,
-                settings,
-                **given,
-                on_file=on_file,
-                on_start=on_start,
-            )
+        if settings.ray_address:  # no chunk progress: a file's chunks come back all at once
+            from deepsift.ingest.on_ray import ingest_on_ray as run
         else:
-            report = ingest(
-                args.paths,
-                args.collection,
-                store,
-                embedder,
-                settings,
-                **given,
-                on_file=on_file,
-                on_start=on_start,
-                on_chunks=on_chunks,
-            )
+            run = partial(ingest, on_chunks=on_chunks)
+        report = run(
+            args.paths,
+            args.collection,
+            store,
+            embedder,
+            settings,
+            description=args.description,
+            prune=args.prune,
+            on_file=on_file,
+            on_start=on_start,
+        )
     seconds = time.monotonic() - started
     table = Table(title=f"ingest into {args.collection}", title_justify="left")
     for column in ("added", "updated", "unchanged", "pruned", "failed", "new chunks", "seconds"):
