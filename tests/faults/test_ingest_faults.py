@@ -190,24 +190,18 @@ def _notes(folder: Path, paragraphs: int) -> list[Path]:
     return sorted(p for p in folder.iterdir() if p.stat().st_size)
 
 
-@pytest.mark.parametrize("milvus", ["lite file", "server", "lite file, on ray"])
+@pytest.mark.parametrize("milvus", ["lite file", "server"])
 def test_ingest_killed_at_random_points_converges_on_rerun_to_a_clean_ingest(
     milvus, tmp_path, request
 ):
     """Killed while adding notes, then while replacing them with shorter versions, into a Milvus
-    Lite file or a Milvus server, in this process or embedded on a Ray runtime (`--ray`: the
-    driver is killed). Embedded by a loopback endpoint: the kills are about the store, and the
-    process starts sooner."""
-    if "ray" in milvus:
-        pytest.importorskip("ray", reason="the ray extra is not installed")
+    Lite file or a Milvus server. Embedded by a loopback endpoint: the kills are about the
+    store, and the process starts sooner."""
     folder, data = tmp_path / "docs", tmp_path / "data"
     seed = random.randrange(1_000_000)
     uri = request.getfixturevalue("milvus_server") if milvus == "server" else ""
     name = f"docs_{seed}"  # a server outlives the test: a collection of its own
     command = [sys.executable, "-m", "deepsift", "ingest", str(folder), "--collection", name]
-    command += ["--ray"] if "ray" in milvus else []
-    if "ray" in milvus:  # Ray's agents outlive a killed driver: found by their working folder
-        request.addfinalizer(lambda: _end_processes_in(tmp_path))
     adding = random.Random(seed).randrange(10, 19)
     replacing = random.Random(seed).randrange(2, adding)  # among the notes added before
 
@@ -243,18 +237,6 @@ def test_ingest_killed_at_random_points_converges_on_rerun_to_a_clean_ingest(
     settings = Settings(data_dir=data, milvus_uri=uri, chunk_chars=200, chunk_overlap=0)
     with Store(settings) as store:
         assert _rows(store, name) == _expected_rows(notes, settings), f"seed {seed}"
-
-
-def _end_processes_in(folder: Path) -> None:
-    """Kill the processes working in `folder` (pytest's own aside): those this test started,
-    and what they left."""
-    for proc in Path("/proc").iterdir():
-        try:
-            ours = proc.name.isdigit() and int(proc.name) != os.getpid()
-            if ours and (proc / "cwd").resolve() == folder.resolve():
-                os.kill(int(proc.name), signal.SIGKILL)
-        except OSError:
-            continue  # gone, or not ours to read
 
 
 def _refuse_scandir(monkeypatch, folder: Path) -> None:
