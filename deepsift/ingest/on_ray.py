@@ -17,9 +17,9 @@ from deepsift.ingest.pipeline import (
     FileResult,
     IngestReport,
     ParsedFile,
+    begun,
     changed_hash,
     completed,
-    find_files,
     parsed_file,
     pruned,
     stored_chunks,
@@ -70,9 +70,7 @@ def ingest_on_ray(
     """`deepsift.ingest.pipeline.ingest`, with loading, chunking and embedding on the Ray
     cluster at `settings.ray_address` ("local": a runtime started on this machine)."""
     ray = _ray()
-    files, results = find_files(paths)
-    store.ensure(collection, description, embedder)
-    stored = store.documents(collection)
+    files, results, stored = begun(paths, collection, store, embedder, description)
     on_start(len(files))
     for result in results:
         on_file(result)

@@ -118,9 +118,7 @@ def ingest(
     """Parse, embed and write files as a pipeline: while one batch of chunks is embedded, the
     next files are parsed and the last batch is written, so the embedder (the slowest stage)
     never waits. `on_chunks(source, embedded, total)` follows the chunks of the current file."""
-    files, results = find_files(paths)
-    store.ensure(collection, description, embedder)
-    stored = store.documents(collection)
+    files, results, stored = begun(paths, collection, store, embedder, description)
     on_start(len(files))
     for result in results:
         on_file(result)
@@ -166,6 +164,20 @@ def ingest(
         results += pruned(collection, stored, store)
     store.flush(collection)
     return IngestReport(results)
+
+
+def begun(
+    paths: Iterable[Path],
+    collection: str,
+    store: Store,
+    embedder: Embedder,
+    description: str | None,
+) -> tuple[list[Path], list[FileResult], dict[str, str]]:
+    """An ingest's start: the files to read, the paths that failed already, and the documents
+    the collection (created if new) holds."""
+    files, results = find_files(paths)
+    store.ensure(collection, description, embedder)
+    return files, results, store.documents(collection)
 
 
 def pruned(collection: str, stored: dict[str, str], store: Store) -> list[FileResult]:
