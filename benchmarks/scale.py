@@ -1,7 +1,8 @@
 """Rates at scale. `store`: chunks inserted per second and hybrid searches per second, into a
 Milvus Lite file and into a Milvus server (`milvus-lite server` on a loopback port), at the
 same N chunks. `ingest`: chunks per second of `deepsift ingest` in this process against
-`--ray local` with 1 and 2 embedding actors, each a fresh process into a fresh data dir.
+`--ray local` with 1 and 2 embedding actors, each a fresh process into a fresh data dir, and
+whether each way stored exactly the chunks (ids, sources, texts) of the local ingest.
 
     python benchmarks/scale.py store --chunks 100000 [--corpus DIR] [--out FILE]
     python benchmarks/scale.py ingest [--files N] [--corpus DIR] [--out FILE]
@@ -151,8 +152,16 @@ def ingest_rates(corpus: Path, files: int) -> dict:
                 "wall_s": round(seconds, 1),
                 "chunks_per_s": round(chunks / seconds, 2),
             }
+            rates[way]["same_as_local"] = stored(data) == stored(Path(tmp) / "local")
             print(way, rates[way], flush=True)
     return rates
+
+
+def stored(data: Path) -> dict[str, tuple[str, str]]:
+    """Every chunk an ingest stored: id -> (source, text)."""
+    with Store(Settings(data_dir=data)) as store:
+        rows = store._rows("docs", 'id != ""', ["id", "source", "text"])
+        return {row["id"]: (row["source"], row["text"]) for row in rows}
 
 
 def main() -> None:

@@ -53,6 +53,7 @@ class ResearchResult(BaseModel):
     iterations: int
     usage: RunUsage
     notes: list[str]  # sources that failed (web searches, pages); the report lists them too
+    web_searches: list[str] = []  # each web search and what it returned ("no results" too)
     thread_id: str
     # react: "react" (it finished) or "self-consistency" (the vote); search-o1: "reasoning"
     # (its final line) or "excerpts" (it found nothing, so the excerpts answered)
@@ -243,6 +244,7 @@ def _result(agent: str, saved: StateSnapshot, thread_id: str, seconds: float) ->
         sub_queries=values.get("sub_queries", []),
         iterations=values.get("iteration", 0),
         notes=list(dict.fromkeys(values.get("notes", []))),
+        web_searches=values.get("web_searches", []),
         usage=RunUsage(**usage.model_dump(), seconds=round(seconds, 2)),
         thread_id=thread_id,
         answered_by=values.get("answered_by", ""),

@@ -135,7 +135,8 @@ class FakeSite(_Server):
 
 
 class FakeTavily(_Server):
-    """POST /search with a Bearer key. `mode` makes it fail: "401", "500" or "timeout"."""
+    """POST /search with a Bearer key. `mode` makes it fail: "401", "500" or "timeout"; or
+    "empty": no results."""
 
     def __init__(self, site: FakeSite, mode: str = "ok", delay: float = 3.0) -> None:
         super().__init__()
@@ -169,7 +170,8 @@ class FakeTavily(_Server):
         results.append(
             {"title": "Gone", "url": self.site.url + "/gone", "content": "A page that moved."}
         )
-        reply = {"query": body["query"], "results": results[: body.get("max_results", 5)]}
+        results = [] if self.mode == "empty" else results[: body.get("max_results", 5)]
+        reply = {"query": body["query"], "results": results}
         _send(handler, 200, "application/json", json.dumps(reply).encode())
 
 

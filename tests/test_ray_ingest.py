@@ -77,3 +77,36 @@ def test_without_ray_the_flag_names_the_extra_in_one_line(monkeypatch):
     monkeypatch.setitem(sys.modules, "ray", None)
     with pytest.raises(UserError, match=r"pip install 'deepsift\[ray\]'"):
         on_ray._ray()
+
+
+class _SlowStartingRay:
+    """Ray's API as `_connect` uses it, whose first runtime misses Ray's start deadline."""
+
+    def __init__(self) -> None:
+        self.starts = 0
+        self.shutdowns = 0
+
+    def is_initialized(self) -> bool:
+        return False
+
+    def init(self, address, **options) -> None:
+        self.starts += 1
+        if self.starts == 1:
+            raise Exception("The current node timed out during startup. This could happen ...")
+
+    def shutdown(self) -> None:
+        self.shutdowns += 1
+
+
+def test_a_local_runtime_that_misses_ray_s_start_deadline_is_started_once_more():
+    from deepsift.ingest import on_ray
+
+    ray = _SlowStartingRay()
+    assert on_ray._connect(ray, "local") is True
+    assert (ray.starts, ray.shutdowns) == (2, 1)
+
+    # A cluster that does not answer is the user's to fix: no second try, the error as it is.
+    joining = _SlowStartingRay()
+    with pytest.raises(Exception, match="timed out during startup"):
+        on_ray._connect(joining, "auto")
+    assert joining.starts == 1

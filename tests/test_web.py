@@ -2,6 +2,7 @@ import re
 
 import pytest
 
+from deepsift.agents.live_steps import step_lines
 from deepsift.api import research
 from deepsift.config import Settings
 from deepsift.deps import Deps
@@ -87,11 +88,46 @@ def test_each_web_sub_query_is_searched_in_k_rephrasings_and_pages_read_once(
 
     research(QUESTION, deps.settings, collections=["web"], max_iterations=1, deps=deps)
 
+    # Named, the web is searched for the question as asked too.
     assert sorted(tavily.queries) == sorted(
-        f"{q}{suffix}" for q in SUB_QUERIES for suffix in ("", " (phrasing 1)", " (phrasing 2)")
+        f"{q}{suffix}"
+        for q in [QUESTION, *SUB_QUERIES]
+        for suffix in ("", " (phrasing 1)", " (phrasing 2)")
     )
     # The phrasings find the same pages: merged by URL, each page is downloaded once.
     assert site.hits["/kestrel-history"] == 1 and site.hits["/lake-news"] == 1
+
+
+def test_asked_for_the_web_the_question_itself_is_searched_there_and_the_run_says_what_it_found(
+    tmp_path, scripted_llm, sample_store, site, tavily
+):
+    deps = web_deps(tmp_path, scripted_llm.url, sample_store, tavily)
+    lines = []
+
+    def on_update(node, change):
+        lines.extend(step_lines(node, change))
+
+    result = research(
+        QUESTION, deps.settings, collections=["science"], web=True, on_update=on_update, deps=deps
+    )
+
+    # Routing may send every sub-query to the collection: the question goes to the web anyway.
+    assert QUESTION in tavily.queries
+    asked = f"“{QUESTION}”: 3 results, 2 pages read"
+    assert asked in result.web_searches
+    assert any(line.startswith("[bold]search[/bold] web: " + asked) for line in lines), lines
+    notes = result.report.split("## Notes", 1)[1].split("## Sources")[0]
+    assert "The web was searched: " in notes and asked in notes
+
+
+def test_a_web_search_that_returns_nothing_says_so(tmp_path, scripted_llm, sample_store, site):
+    with FakeTavily(site, mode="empty") as tavily:
+        deps = web_deps(tmp_path, scripted_llm.url, sample_store, tavily)
+        result = research(QUESTION, deps.settings, web=True, max_iterations=1, deps=deps)
+
+    assert result.web_searches and tavily.queries
+    assert all(said.endswith("”: no results") for said in result.web_searches)
+    assert f"“{QUESTION}”: no results" in result.report.split("## Notes", 1)[1]
 
 
 def test_a_rerun_reads_the_pages_from_the_cache(tmp_path, scripted_llm, sample_store, tavily):
@@ -168,6 +204,7 @@ def test_with_a_key_the_router_is_offered_the_web(tmp_path, scripted_llm, sample
     deps = web_deps(tmp_path, scripted_llm.url, sample_store, tavily)
 
     research(QUESTION, deps.settings, max_iterations=1, deps=deps)
+    assert QUESTION not in tavily.queries  # set up, not asked for: routing decides
     routing = next(r for r in scripted_llm.requests if "Routing" in str(r["response_format"]))
     assert "- web: the public web" in routing["messages"][0]["content"]
 

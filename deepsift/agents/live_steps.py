@@ -35,6 +35,8 @@ def step_lines(node: str, update: dict[str, Any]) -> list[str]:
             + ("" if n else took)  # one step's time, once
             for n, route in enumerate(update.get("routes", []))
         ]
+    if node == "search" and update.get("web_searches"):
+        return [f"[bold]search[/bold] web: {escape(said)}{took}" for said in update["web_searches"]]
     if node == "search":
         return [
             f"[bold]search[/bold] {escape(chunk.collection)}: {len(update['chunks'])} chunks"

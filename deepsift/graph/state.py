@@ -38,7 +38,7 @@ class RunState(TypedDict, total=False):
     agent: str  # "deepsift" or "search-o1": which agent's graph a checkpointed thread belongs to
     question: str
     sources_to_search: list[str]  # resolved by the graph on entry (deepsift.graph.sources)
-    web: bool | None
+    web: bool | None  # True once the run asked for the web (--web, or "web" named)
     report_length: str
     report_language: str
     sub_queries: Annotated[list[str], operator.add]  # every query searched, in order
@@ -46,6 +46,7 @@ class RunState(TypedDict, total=False):
     iteration: int  # rounds (deepsift) or searches (search-o1) done
     usage: Annotated[Usage, add_usage]
     notes: Annotated[list[str], operator.add]  # what failed along the way (web searches, pages)
+    web_searches: Annotated[list[str], operator.add]  # each web search and what it returned
     answer: str  # a short answer (search-o1, and the graph's short-answer mode)
     report: str
     sources: list[Source]  # the documents the report cites

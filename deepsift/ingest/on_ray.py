@@ -28,6 +28,7 @@ from deepsift.llm.models import Embedder
 from deepsift.store import Store, StoredChunk
 
 CPUS_PER_WORKER = 2  # an embedder's ONNX runtime uses two threads well; more gain little
+LOCAL_STARTS = 2  # tries at starting a Ray runtime on this machine (see _connect)
 
 
 def _embedding_actor(settings: Settings) -> type:
@@ -146,13 +147,22 @@ def _connect(ray: Any, address: str) -> bool:
     # Ray logs its runtime's start and each dataset's plan; the ingest's summary says what was done.
     for name in ("ray", "ray.data"):
         logging.getLogger(name).setLevel(logging.ERROR)
-    try:
-        ray.init(
-            address=None if local else address,
-            include_dashboard=False,
-            log_to_driver=False,
-            logging_level=logging.ERROR,
-        )
-    except (ConnectionError, RuntimeError, ValueError) as e:
-        raise UserError(f"cannot join the Ray cluster at {address!r}: {e}") from None
+    for attempt in range(1, LOCAL_STARTS + 1):
+        try:
+            ray.init(
+                address=None if local else address,
+                include_dashboard=False,
+                log_to_driver=False,
+                logging_level=logging.ERROR,
+            )
+            break
+        except (ConnectionError, RuntimeError, ValueError) as e:
+            raise UserError(f"cannot join the Ray cluster at {address!r}: {e}") from None
+        except Exception as e:
+            # Ray gives a new runtime's raylet a fixed 30 s to register; on a busy 2-core
+            # machine it missed that about once in 15 starts (the other processes up, no
+            # raylet log), which ended the ingest: start it once more.
+            if not local or attempt == LOCAL_STARTS or "timed out during startup" not in str(e):
+                raise
+            ray.shutdown()
     return local

@@ -92,14 +92,17 @@ def model_routes(
 
 def question_searches(state: ResearchState, deps: Deps) -> list[Send]:
     """The first round also searches the question as asked, in every collection, as deep as
-    one search alone would: the run's ranking then never loses what one search finds."""
-    if state.get("iteration") != 1 or not deps.settings.search_question:
+    one search alone would: the run's ranking then never loses what one search finds. The web
+    too when the run asked for it: routing alone may send every sub-query elsewhere."""
+    if state.get("iteration") != 1:
         return []
+    sources = state["sources_to_search"]
+    names = [name for name in sources if name != WEB] if deps.settings.search_question else []
+    names += [WEB] if state.get("web") and WEB in sources else []
     k = deps.settings.question_depth
     return [
         Send("search", SearchTask(query=state["question"], source=name, k=k, of_question=True))
-        for name in state["sources_to_search"]
-        if name != WEB
+        for name in names
     ]
 
 

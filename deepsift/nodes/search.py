@@ -20,7 +20,12 @@ def search_source(
         found = deps.web.search(query, deps.llm)
         hits = sorted(found.chunks, key=lambda c: -c.score)
         chunks = result_list(hits, weight=weight)
-        return {"chunks": chunks, "usage": found.usage, "notes": found.notes}
+        return {
+            "chunks": chunks,
+            "usage": found.usage,
+            "notes": found.notes,
+            "web_searches": [found.said],
+        }
     vector = deps.embedder.embed_queries([query])[0]
     k = k or deps.settings.top_k
     if of_question:  # as deep as one search: k documents, however many chunks each has

@@ -13,7 +13,7 @@ from deepsift.llm.structured import ATTEMPTS
 from deepsift.nodes.search import search_source
 from deepsift.records import Chunk
 from deepsift.report.checks import repeated, said_again
-from deepsift.report.citations import cited_report
+from deepsift.report.citations import cited_report, web_remark
 from deepsift.report.cited_text import CitedSentence, render, with_marks
 from deepsift.report.claims import numbers
 from deepsift.report.evidence import PlannedSection, asks_figures, plan
@@ -105,7 +105,7 @@ def synthesize(state: ResearchState, deps: Deps) -> dict:
             if state.get("chunks") and not affordable
             else "Nothing relevant was found in the searched sources."
         )
-    remarks = _remarks(writer.left_out)
+    remarks = web_remark(state.get("web_searches", [])) + _remarks(writer.left_out)
     if given := len(writer.given_as_found):
         remarks.append(
             f"{given} sentence(s) given in their document's own words: the model's restatement "

@@ -90,6 +90,13 @@ def notes_section(failures: list[str], remarks: list[str], heading: str = "Notes
     return f"## {heading}\n\n" + "\n".join(lines) if lines else ""
 
 
+def web_remark(searches: list[str]) -> list[str]:
+    """The remark that says what each web search of the run returned; none without one."""
+    if not searches:
+        return []
+    return ["The web was searched: " + "; ".join(dict.fromkeys(searches)) + "."]
+
+
 def sources_section(sources: list[Source], heading: str = "Sources") -> str:
     lines = [f"{mark(s.n)} {_title(s.title)} — {_code(display_path(s.source))}" for s in sources]
     return f"## {heading}\n\n" + ("\n\n".join(lines) if lines else "No source was cited.")

@@ -20,6 +20,7 @@ from deepsift.llm.structured import ask_structured
 from deepsift.prompts import web as prompt
 from deepsift.records import Chunk, Usage
 from deepsift.text.queries import clean_queries
+from deepsift.text.untrusted import one_line
 from deepsift.web import WEB
 from deepsift.web.fetch import ExcludedPage, FetchError, Page, PageFetcher
 from deepsift.web.filters import WebFilter
@@ -35,6 +36,7 @@ class WebFound:
     chunks: list[Chunk]
     usage: Usage = field(default_factory=Usage)
     notes: list[str] = field(default_factory=list)
+    said: str = ""  # the search and what it returned, on one line
 
 
 class SearchEngine(Protocol):
@@ -97,7 +99,8 @@ class WebSource:
         # collection chunks rank together: the best web chunk ties a collection's best hit.
         for rank, chunk in enumerate(chunks, 1):
             chunk.score = 2 / (60 + rank)
-        return WebFound(chunks, usage, notes)
+        returned = f"{len(results)} results, {len(pages)} pages read" if results else "no results"
+        return WebFound(chunks, usage, notes, f"“{one_line(query)}”: {returned}")
 
     def rephrase(self, query: str, llm: BaseChatModel) -> tuple[list[str], Usage]:
         k = self.settings.web_rephrasings
