@@ -215,3 +215,16 @@ class FakeSearxng(_Server):
             "results": results,
         }
         _send(handler, 200, "application/json", json.dumps(reply).encode())
+
+
+class FileSite(_Server):
+    """Serves `files` (path -> (content type, body)), which a test may change between requests."""
+
+    def __init__(self, files: dict[str, tuple[str, bytes]]) -> None:
+        super().__init__()
+        self.files = files
+
+    def get(self, handler: BaseHTTPRequestHandler) -> None:
+        if handler.path not in self.files:
+            return _send(handler, 404, "text/plain", b"not found")
+        _send(handler, 200, *self.files[handler.path])

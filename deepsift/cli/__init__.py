@@ -102,11 +102,20 @@ def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="deepsift", description="Deep research over your Milvus collections.")
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
 
-    ingest = commands.add_parser("ingest", help="add files or folders to a collection")
-    ingest.add_argument("paths", nargs="+", type=Path, metavar="PATH")
+    ingest = commands.add_parser(
+        "ingest", help="add files, folders or web pages (http(s) URLs) to a collection"
+    )
+    ingest.add_argument("paths", nargs="*", metavar="PATH|URL")
+    ingest.add_argument(
+        "--urls", type=Path, metavar="FILE", help="a file of URLs to ingest, one a line"
+    )
     ingest.add_argument("--collection", required=True)
     ingest.add_argument("--description", help="what the collection holds (used for routing)")
-    ingest.add_argument("--prune", action="store_true", help="remove files that no longer exist")
+    ingest.add_argument(
+        "--prune",
+        action="store_true",
+        help="remove files that no longer exist, and (in a run with URLs) pages no longer listed",
+    )
     ingest.add_argument(
         "--ray",
         nargs="?",

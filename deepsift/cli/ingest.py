@@ -1,8 +1,10 @@
-"""`deepsift ingest`: add files or folders to a collection, with a progress bar and a summary."""
+"""`deepsift ingest`: add files, folders or pages by URL to a collection, with a progress bar and
+a summary."""
 
 import argparse
 import time
 from functools import partial
+from pathlib import Path
 
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -10,15 +12,27 @@ from rich.table import Table
 
 from deepsift.cli.console import err
 from deepsift.config import Settings
+from deepsift.errors import UserError
 
 
 def run_ingest(args: argparse.Namespace, settings: Settings) -> int:
-    from deepsift.ingest.pipeline import FileResult, ingest
+    from deepsift.ingest.pipeline import FileResult, ingest, is_url
     from deepsift.llm.models import get_embedder
     from deepsift.report.citations import display_path
     from deepsift.store import Store, check_collection_name
 
     check_collection_name(args.collection)
+    paths = [Path(item) for item in args.paths if not is_url(item)]
+    urls = [item for item in args.paths if is_url(item)]
+    pages = None
+    if args.urls or urls:
+        from deepsift.web.pages import WebPages, read_url_list  # the web stack, only for URLs
+
+        pages = WebPages(urls + (read_url_list(args.urls) if args.urls else []), settings)
+    if not paths and not pages:
+        raise UserError("ingest needs files, folders or URLs: give PATH or URL, or --urls FILE")
+    if pages and settings.ray_address:
+        raise UserError("URLs are ingested without --ray: ingest them in a run of their own")
     store = Store(settings)
     if args.description is None and not store.exists(args.collection):
         err.print(
@@ -65,9 +79,9 @@ def run_ingest(args: argparse.Namespace, settings: Settings) -> int:
         if settings.ray_address:  # no chunk progress: a file's chunks come back all at once
             from deepsift.ingest.on_ray import ingest_on_ray as run
         else:
-            run = partial(ingest, on_chunks=on_chunks)
+            run = partial(ingest, on_chunks=on_chunks, pages=pages)
         report = run(
-            args.paths,
+            paths,
             args.collection,
             store,
             embedder,

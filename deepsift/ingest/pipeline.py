@@ -1,15 +1,16 @@
-"""Ingest files into a collection: skip unchanged files, replace changed ones, prune deleted."""
+"""Ingest files (and pages by URL) into a collection: skip unchanged ones, replace changed ones,
+prune deleted ones."""
 
 import hashlib
 import os
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 from itertools import islice
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Protocol
 
 from deepsift.config import Settings
 from deepsift.ingest.chunking import TextChunk, chunk_document
@@ -91,12 +92,23 @@ def chunk_id(source: str, position: int, text: str) -> str:
 
 @dataclass
 class ParsedFile:
-    """A changed file, loaded and chunked, waiting for its vectors."""
+    """A changed file (or page), loaded and chunked, waiting for its vectors."""
 
-    path: Path
+    source: str  # the file's absolute path, or the page's URL
     doc_hash: str
     title: str
     chunks: list[TextChunk]
+    file_type: str  # ".md", ".pdf", ...; a page: ".html"
+
+
+class Pages(Protocol):
+    """URLs an ingest stores as documents: deepsift.web.pages, which the web stack comes with."""
+
+    urls: list[str]
+
+    def parsed(self, url: str, stored: dict[str, str]) -> ParsedFile | FileResult:
+        """The page's chunks, or its result when it is unchanged or cannot be fetched."""
+        ...
 
 
 LOOKAHEAD = 2  # files parsed ahead of the embedder: overlap without unbounded memory
@@ -114,12 +126,21 @@ def ingest(
     on_file: Callable[[FileResult], None] = lambda result: None,
     on_start: Callable[[int], None] = lambda total: None,
     on_chunks: Callable[[str, int, int], None] = lambda source, done, total: None,
+    pages: "Pages | None" = None,
 ) -> IngestReport:
     """Parse, embed and write files as a pipeline: while one batch of chunks is embedded, the
     next files are parsed and the last batch is written, so the embedder (the slowest stage)
-    never waits. `on_chunks(source, embedded, total)` follows the chunks of the current file."""
+    never waits. `on_chunks(source, embedded, total)` follows the chunks of the current file.
+    `pages`: URLs to fetch and store with the URL as source (deepsift.web.pages)."""
     files, results, stored = begun(paths, collection, store, embedder, description)
-    on_start(len(files))
+    urls = pages.urls if pages else []
+
+    def parse(item: Path | str) -> ParsedFile | FileResult:
+        if isinstance(item, str):
+            return pages.parsed(item, stored)
+        return _parse(item, stored, settings)
+
+    on_start(len(files) + len(urls))
     for result in results:
         on_file(result)
 
@@ -128,10 +149,8 @@ def ingest(
         on_file(result)
 
     with ThreadPoolExecutor(1) as reader, ThreadPoolExecutor(1) as writer:
-        upcoming = iter(files)
-        parsing = deque(
-            reader.submit(_parse, path, stored, settings) for path in islice(upcoming, LOOKAHEAD)
-        )
+        upcoming = iter([*files, *urls])
+        parsing = deque(reader.submit(parse, item) for item in islice(upcoming, LOOKAHEAD))
         writing: Future[FileResult | None] | None = None
 
         def wait_for_writer() -> None:
@@ -145,12 +164,12 @@ def ingest(
 
         while parsing:
             parsed = parsing.popleft().result()
-            for path in islice(upcoming, 1):
-                parsing.append(reader.submit(_parse, path, stored, settings))
+            for item in islice(upcoming, 1):
+                parsing.append(reader.submit(parse, item))
             if isinstance(parsed, FileResult):
                 done(parsed)
                 continue
-            source, total = str(parsed.path), len(parsed.chunks)
+            source, total = parsed.source, len(parsed.chunks)
             first: StoredChunk | None = None
             for start in range(0, total, WRITE_BATCH):
                 batch = parsed.chunks[start : start + WRITE_BATCH]
@@ -161,7 +180,7 @@ def ingest(
             write(partial(completed, parsed, first, collection, stored, store))
         wait_for_writer()
     if prune:
-        results += pruned(collection, stored, store)
+        results += pruned(collection, stored, store, urls)
     store.flush(collection)
     return IngestReport(results)
 
@@ -180,14 +199,25 @@ def begun(
     return files, results, store.documents(collection)
 
 
-def pruned(collection: str, stored: dict[str, str], store: Store) -> list[FileResult]:
-    """Drop the stored documents whose files are gone."""
+def pruned(
+    collection: str, stored: dict[str, str], store: Store, urls: Sequence[str] = ()
+) -> list[FileResult]:
+    """Drop the stored documents whose files are gone, and, in a run that lists URLs, the pages
+    it no longer lists (a run of files only keeps every page)."""
     results = []
     for source in sorted(stored):
-        if not Path(source).exists():
+        if is_url(source):
+            gone = bool(urls) and source not in urls
+        else:
+            gone = not Path(source).exists()
+        if gone:
             removed = store.delete_document(collection, source)
             results.append(FileResult(source, "pruned", chunks=removed))
     return results
+
+
+def is_url(source: str) -> bool:
+    return source.startswith(("http://", "https://"))
 
 
 def _parse(path: Path, stored: dict[str, str], settings: Settings) -> ParsedFile | FileResult:
@@ -223,13 +253,13 @@ def parsed_file(path: Path, doc_hash: str, settings: Settings) -> ParsedFile | F
     except LoadError as e:
         return FileResult(str(path), "failed", error=str(e))
     chunks = chunk_document(document, settings.chunk_chars, settings.chunk_overlap)
-    return ParsedFile(path, doc_hash, document.title, chunks)
+    return ParsedFile(str(path), doc_hash, document.title, chunks, path.suffix.lower())
 
 
 def stored_chunks(
     parsed: ParsedFile, chunks: list[TextChunk], vectors: list[list[float]]
 ) -> list[StoredChunk]:
-    source = str(parsed.path)
+    source = parsed.source
     return [
         StoredChunk(
             id=chunk_id(source, c.position, c.text),
@@ -239,7 +269,7 @@ def stored_chunks(
             title=parsed.title,
             position=c.position,
             doc_hash=parsed.doc_hash,
-            metadata={"heading": c.heading, "file_type": parsed.path.suffix.lower()},
+            metadata={"heading": c.heading, "file_type": parsed.file_type},
         )
         for c, vector in zip(chunks, vectors, strict=True)
     ]
@@ -253,7 +283,7 @@ def completed(
     store: Store,
 ) -> FileResult:
     """After all of a file's chunks are written: drop its old chunks and mark it complete."""
-    source = str(parsed.path)
+    source = parsed.source
     ids = {chunk_id(source, c.position, c.text) for c in parsed.chunks}
     store.complete_document(collection, source, ids, first)
     return FileResult(source, "updated" if source in stored else "added", chunks=len(ids))

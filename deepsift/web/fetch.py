@@ -52,6 +52,15 @@ class Page:
     published: str  # ISO date if the page states one, else ""
 
 
+@dataclass(frozen=True)
+class PdfFile:
+    """A PDF fetched to ingest (deepsift.ingest.from_web): its bytes, read as a file is."""
+
+    url: str
+    final_url: str
+    body: bytes
+
+
 # IPv6 prefixes whose last 32 bits are an IPv4 address that traffic may reach: IPv4-compatible
 # (deprecated, still tunnelled by some hosts) and NAT64's well-known prefix.
 _IPV4_SUFFIXED = (ipaddress.ip_network("::/96"), ipaddress.ip_network("64:ff9b::/96"))
@@ -126,6 +135,16 @@ class PageFetcher:
             raise ExcludedPage(f"{url}: leads to {page.final_url}, an excluded domain")
         return page
 
+    def fetch_document(self, url: str) -> Page | PdfFile:
+        """`url` downloaded now (a page a run cached may have changed), a PDF as well as a page:
+        what `deepsift ingest URL` stores. A page goes to the cache for the runs after."""
+        document = self._download(url, pdf=True)
+        if isinstance(document, Page):
+            self._store(document)
+        with self._lock:
+            self.network_fetches += 1
+        return document
+
     def fetch_many(self, urls: list[str]) -> dict[str, Page | FetchError]:
         """Each URL's page or failure, in the order given; the downloads run side by side."""
         unique = list(dict.fromkeys(urls))
@@ -140,7 +159,7 @@ class PageFetcher:
         except FetchError as e:
             return e
 
-    def _download(self, url: str) -> Page:
+    def _download(self, url: str, pdf: bool = False) -> Page | PdfFile:
         target = _parse(url)
         deadline = time.monotonic() + self._settings.web_timeout
         # A client per page: no cookies or connections carry over from one site to another.
@@ -172,7 +191,7 @@ class PageFetcher:
                     response = client.send(request, stream=True)
                     try:
                         if not response.has_redirect_location:
-                            return self._read(url, str(target), response, deadline)
+                            return self._read(url, str(target), response, deadline, pdf)
                         target = target.join(response.headers["Location"])
                     finally:
                         response.close()
@@ -181,13 +200,28 @@ class PageFetcher:
                     raise FetchError(f"{label}: {reason}") from None
         raise FetchError(f"{url}: more than {MAX_REDIRECTS} redirects")
 
-    def _read(self, url: str, final_url: str, response: httpx.Response, deadline: float) -> Page:
+    def _read(
+        self, url: str, final_url: str, response: httpx.Response, deadline: float, pdf: bool
+    ) -> Page | PdfFile:
         if not response.is_success:
             raise FetchError(f"{url}: HTTP status {response.status_code}")
         media_type = response.headers.get("Content-Type", "").split(";")[0].strip().lower()
+        if pdf and media_type == "application/pdf":
+            body = self._body(url, response, self._settings.max_file_bytes, deadline)
+            return PdfFile(url, final_url, body)
         if media_type not in _READABLE_TYPES:
             raise FetchError(f"{url}: not a readable page (content type {media_type or 'none'})")
-        limit = self._settings.web_max_page_bytes
+        body = self._body(url, response, self._settings.web_max_page_bytes, deadline)
+        text = _decode(body, response.charset_encoding)
+        if media_type == "text/plain":
+            title, text, published = "", text.strip(), ""
+        else:
+            title, text, published = _main_text(text)
+        if not text:
+            raise FetchError(f"{url}: no readable text")
+        return Page(url, final_url, title, text, published)
+
+    def _body(self, url: str, response: httpx.Response, limit: int, deadline: float) -> bytes:
         too_large = FetchError(f"{url}: larger than {limit} bytes")
         declared = response.headers.get("Content-Length", "")
         if declared.isdigit() and int(declared) > limit:
@@ -200,14 +234,7 @@ class PageFetcher:
             # The timeout bounds each wait; this bounds a server that trickles bytes.
             if time.monotonic() > deadline:
                 raise FetchError(f"{url}: took longer than {self._settings.web_timeout} s")
-        text = _decode(bytes(body), response.charset_encoding)
-        if media_type == "text/plain":
-            title, text, published = "", text.strip(), ""
-        else:
-            title, text, published = _main_text(text)
-        if not text:
-            raise FetchError(f"{url}: no readable text")
-        return Page(url, final_url, title, text, published)
+        return bytes(body)
 
     def _cache_path(self, url: str) -> Path:
         return self._settings.web_cache_dir / f"{hashlib.sha256(url.encode()).hexdigest()}.json"
