@@ -1,5 +1,6 @@
 """Settings: environment variables DEEPSIFT_*, then an optional ./deepsift.toml, then defaults."""
 
+import os
 import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args, get_origin
@@ -177,6 +178,12 @@ class Settings(BaseSettings):
         False, description="let the fetcher reach loopback/private addresses (tests, intranets)"
     )
 
+    mcp_ingest_folders: Annotated[list[Path], NoDecode] = Field(
+        [],
+        description="deepsift mcp: the folders its ingest tool may read, besides the client's "
+        "MCP roots (separated by the path separator, : on Linux; or deepsift mcp --allow)",
+    )
+
     serve_token: str = Field(
         "", description="deepsift serve: the token every request must carry (--token)"
     )
@@ -193,6 +200,13 @@ class Settings(BaseSettings):
         if not isinstance(names, list):
             return value
         return list(dict.fromkeys(filter(None, map(_domain, names))))
+
+    @field_validator("mcp_ingest_folders", mode="before")
+    @classmethod
+    def _folders(cls, value: Any) -> Any:
+        return (
+            [f for f in value.split(os.pathsep) if f.strip()] if isinstance(value, str) else value
+        )
 
     @field_validator("searxng_url")
     @classmethod

@@ -5,7 +5,7 @@ import sys
 from pathlib import Path
 
 import anyio
-from mcp import Client
+from mcp import Client, types
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from conftest import CORPUS
@@ -14,10 +14,10 @@ QUESTION = "Why was Kestrel Works built and what did it cost?"
 TOOLS = {"research", "list_collections", "ingest", "get_report"}
 
 
-def server(tmp_path: Path, llm_url: str) -> StdioServerParameters:
+def server(tmp_path: Path, llm_url: str, *allow: Path) -> StdioServerParameters:
     return StdioServerParameters(
         command=sys.executable,
-        args=["-m", "deepsift", "mcp"],
+        args=["-m", "deepsift", "mcp", *(f"--allow={folder}" for folder in allow)],
         env={
             "HOME": str(tmp_path),
             "DEEPSIFT_DATA_DIR": str(tmp_path / "data"),
@@ -51,7 +51,8 @@ def test_an_mcp_client_ingests_researches_and_rereads_a_cited_report(tmp_path, s
 
     async def session() -> dict:
         seen = {}
-        async with Client(stdio_client(server(tmp_path, scripted_llm.url), stderr)) as client:
+        launch = server(tmp_path, scripted_llm.url, CORPUS)
+        async with Client(stdio_client(launch, stderr)) as client:
             seen["tools"] = {tool.name for tool in (await client.list_tools()).tools}
             seen["ingest_progress"] = Progress()
             seen["ingest"] = await client.call_tool(
@@ -109,11 +110,12 @@ def test_bad_arguments_are_tool_errors_of_one_clear_line(tmp_path, scripted_llm)
                 ("research", {"question": "  "}),
                 ("get_report", {"thread_id": "0123456789ab"}),
                 ("ingest", {"paths": [str(tmp_path / "missing")], "collection": "9 lives"}),
+                ("ingest", {"paths": [str(CORPUS)], "collection": "notes"}),
                 ("research", {"question": QUESTION, "length": "epic"}),
             ]
             return [await client.call_tool(name, arguments) for name, arguments in calls]
 
-    unknown, empty, no_run, bad_name, bad_length = map(error_text, anyio.run(session))
+    unknown, empty, no_run, bad_name, none_allowed, bad_length = map(error_text, anyio.run(session))
 
     assert unknown.endswith("no collection named 'nope'; existing: none")
     assert empty.endswith("the question is empty")
@@ -122,7 +124,64 @@ def test_bad_arguments_are_tool_errors_of_one_clear_line(tmp_path, scripted_llm)
         "collection name '9 lives' is invalid: use letters, digits and _, "
         "not starting with a digit or _rebuild_"
     )
-    for line in (unknown, empty, no_run, bad_name):
+    assert none_allowed.endswith(
+        "paths: this server may read no folder: start it with deepsift mcp --allow FOLDER "
+        "(setting mcp_ingest_folders), or share the folder as a root from the client"
+    )
+    for line in (unknown, empty, no_run, bad_name, none_allowed):
         assert "\n" not in line and "Traceback" not in line
     assert "length" in bad_length and "'brief', 'standard' or 'long'" in bad_length
     assert scripted_llm.requests == []
+
+
+def test_ingest_reads_only_inside_the_allowed_folders_and_the_client_s_roots(
+    tmp_path, scripted_llm
+):
+    shared, private = tmp_path / "shared", tmp_path / "private"
+    (shared / "notes").mkdir(parents=True)
+    private.mkdir()
+    (shared / "notes" / "a.md").write_text("# A\n\nThe Heron Lock opened in 1911.\n")
+    (private / "secret.md").write_text("# Secret\n\nThe safe's code is 4711.\n")
+    (shared / "notes" / "link.md").symlink_to(private / "secret.md")
+    (shared / "empty").mkdir()
+    (shared / "empty" / "blank.md").write_text("")
+
+    async def roots(context) -> types.ListRootsResult:
+        return types.ListRootsResult(roots=[types.Root(uri=shared.as_uri(), name="shared")])
+
+    async def session() -> list:
+        launch = server(tmp_path, scripted_llm.url, CORPUS / "science")
+        # The initialize handshake: roots are a capability of that protocol (as assistants
+        # speak it), deprecated after it.
+        async with Client(launch, mode="legacy", list_roots_callback=roots) as client:
+            calls = [
+                ("ingest", {"paths": [str(private / "secret.md")], "collection": "a"}),
+                ("ingest", {"paths": ["secret.md"], "collection": "a"}),
+                ("ingest", {"paths": [str(shared / "notes" / "link.md")], "collection": "b"}),
+                ("ingest", {"paths": [str(shared / "notes")], "collection": "c"}),
+                ("ingest", {"paths": [str(shared / "empty")], "collection": "d"}),
+                ("list_collections", {}),
+            ]
+            return [await client.call_tool(name, arguments) for name, arguments in calls]
+
+    outside, relative, only_link, folder, nothing, listed = anyio.run(session)
+
+    assert "paths: " + repr(str(private / "secret.md")) + " is outside the folders" in (
+        error_text(outside)
+    )
+    assert error_text(relative).endswith("paths: 'secret.md' is not absolute; give absolute paths")
+    assert " is outside the folders" in error_text(only_link)  # a link is where it leads
+    files = {Path(f["path"]).name: f for f in folder.structured_content["files"]}
+    assert files["a.md"]["status"] == "added"
+    assert files["secret.md"] == {  # met as link.md inside the folder
+        "path": str(private / "secret.md"),
+        "status": "failed",
+        "chunks": 0,
+        "error": "leads outside the allowed folders",
+    }
+    # Every input failed: a tool error, and no empty collection left behind.
+    assert error_text(nothing).endswith(
+        "nothing was ingested: " + str(shared / "empty" / "blank.md") + ": empty file"
+    )
+    names = {c["name"] for c in listed.structured_content["result"]}
+    assert names == {"c"}

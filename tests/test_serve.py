@@ -10,7 +10,7 @@ from starlette.testclient import TestClient
 from deepsift.config import Settings
 from deepsift.serve.app import create_app
 from deepsift.serve.runs import INDEX_FILE
-from deepsift.serve.uploads import safe_name
+from deepsift.serve.uploads import safe_path
 
 from conftest import run_cli
 from fake_openai import FakeOpenAI
@@ -207,16 +207,68 @@ def test_an_allowed_upload_is_ingested_with_progress_and_its_name_cannot_escape(
 @pytest.mark.parametrize(
     ("given", "kept"),
     [
-        ("../../etc/passwd.md", "passwd.md"),
-        ("..\\..\\windows\\a b.TXT", "a_b.txt"),
-        ("/abs/.hidden.md", "hidden.md"),
+        ("../../etc/passwd.md", "etc/passwd.md"),
+        ("..\\..\\windows\\a b.TXT", "windows/a_b.txt"),
+        ("/abs/.hidden.md", "abs/hidden.md"),
         ("....md", "upload.md"),
         ("über straße.pdf", "ber_stra_e.pdf"),
         ("a\x00b.md", "a_b.md"),
+        ("docs/./../sub//README.md", "docs/sub/README.md"),
+        ("/".join("abcdefghij") + "/x.md", "c/d/e/f/g/h/i/j/x.md"),
     ],
 )
-def test_upload_names_are_made_plain_file_names(given: str, kept: str):
-    assert safe_name(given) == kept
+def test_upload_paths_stay_relative_and_plain(given: str, kept: str):
+    assert safe_path(given) == kept
+
+
+def test_two_files_of_one_name_in_different_folders_stay_two_documents(uploads_client, deps):
+    readmes = [
+        ("docs/README.md", b"# Docs\n\nThe docs.\n"),
+        ("docs/sub/README.md", b"# Sub\n\nThe sub.\n"),
+    ]
+
+    response = upload(uploads_client, "uploaded", readmes)
+
+    assert response.status_code == 200, response.text
+    files = {data["source"]: data["status"] for name, data in sse(response.text) if name == "file"}
+    assert files == {"docs/README.md": "added", "docs/sub/README.md": "added"}
+    assert deps.store.info("uploaded").documents == 2
+
+
+def test_an_upload_never_replaces_a_file_silently(uploads_client, deps, settings: Settings):
+    first = upload(uploads_client, "uploaded", [("report.md", b"# Q1\n\nSales rose.\n")])
+    assert first.status_code == 200
+
+    clash = upload(uploads_client, "uploaded", [("a/x.md", b"one"), ("a/x.md", b"two")])
+    other = upload(uploads_client, "uploaded", [("report.md", b"# Q2\n\nSales fell.\n")])
+    same = upload(uploads_client, "uploaded", [("report.md", b"# Q1\n\nSales rose.\n")])
+
+    assert clash.status_code == 409 and "'a/x.md'" in clash.json()["error"]
+    assert other.status_code == 409 and "replace" in other.json()["error"]
+    kept = settings.data_dir / "uploads" / "uploaded" / "report.md"
+    assert kept.read_bytes() == b"# Q1\n\nSales rose.\n"
+    assert not (settings.data_dir / "uploads" / "uploaded" / "a").exists()
+    assert ("file", {"source": "report.md", "status": "unchanged", "chunks": 0, "error": ""}) in (
+        sse(same.text)
+    )
+
+    replaced = uploads_client.post(
+        "/api/collections/uploaded/files?replace=true",
+        files=[("files", ("report.md", b"# Q2\n\nSales fell.\n", "text/markdown"))],
+    )
+    assert ("file", {"source": "report.md", "status": "updated", "chunks": 1, "error": ""}) in (
+        sse(replaced.text)
+    )
+
+
+def test_a_form_the_server_cannot_take_is_refused_in_one_json_line(uploads_client):
+    many = [(f"n{i}.md", b"x") for i in range(201)]
+
+    refused = upload(uploads_client, "uploaded", many)
+
+    assert refused.status_code == 400
+    assert refused.json()["error"].startswith("the upload's form was refused: ")
+    assert "200" in refused.json()["error"] and "\n" not in refused.json()["error"]
 
 
 def test_a_run_whose_endpoint_fails_ends_its_stream_with_a_one_line_error(

@@ -220,6 +220,14 @@ def _parser() -> argparse.ArgumentParser:
     mcp = commands.add_parser(
         "mcp", help="research, ingest and reports for MCP clients (assistants, editors), on stdio"
     )
+    mcp.add_argument(
+        "--allow",
+        action="append",
+        type=Path,
+        metavar="FOLDER",
+        help="a folder the ingest tool may read (again for more; besides the client's roots; "
+        "setting mcp_ingest_folders)",
+    )
     mcp.set_defaults(run=run_mcp)
 
     add_eval(commands)

@@ -28,7 +28,7 @@ from deepsift.llm.models import Embedder
 from deepsift.store import Store, StoredChunk
 
 CPUS_PER_WORKER = 2  # an embedder's ONNX runtime uses two threads well; more gain little
-LOCAL_STARTS = 2  # tries at starting a Ray runtime on this machine (see _connect)
+LOCAL_STARTS = 3  # tries at starting a Ray runtime on this machine (see _connect)
 
 
 def _embedding_actor(settings: Settings) -> type:
@@ -156,13 +156,15 @@ def _connect(ray: Any, address: str) -> bool:
                 logging_level=logging.ERROR,
             )
             break
-        except (ConnectionError, RuntimeError, ValueError) as e:
-            raise UserError(f"cannot join the Ray cluster at {address!r}: {e}") from None
         except Exception as e:
-            # Ray gives a new runtime's raylet a fixed 30 s to register; on a busy 2-core
-            # machine it missed that about once in 15 starts (the other processes up, no
-            # raylet log), which ended the ingest: start it once more.
-            if not local or attempt == LOCAL_STARTS or "timed out during startup" not in str(e):
+            # Ray gives a new runtime's processes 30 s each to come up (the GCS to write its
+            # port, the raylet to register); on a busy 2-core machine, one of them missed it in
+            # about one start of ten, which ended the ingest: a local runtime is started again.
+            if local and attempt < LOCAL_STARTS and "timed out" in str(e).lower():
+                ray.shutdown()
+                continue
+            if not isinstance(e, (ConnectionError, RuntimeError, ValueError)):
                 raise
-            ray.shutdown()
+            where = "start Ray on this machine" if local else f"join the Ray cluster at {address!r}"
+            raise UserError(f"cannot {where}: {e}") from None
     return local

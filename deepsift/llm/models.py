@@ -315,21 +315,38 @@ def llm_waiting() -> float | None:
     return None if started is None else time.monotonic() - started
 
 
+_endpoint_slots: dict[str, threading.BoundedSemaphore] = {}
+
+
+def endpoint_slots(url: str, size: int) -> threading.BoundedSemaphore:
+    """The process's one limit on requests in flight to the endpoint at `url`, shared by every
+    run, section and batch question (the first size asked for it holds)."""
+    with _outstanding_lock:
+        return _endpoint_slots.setdefault(url, threading.BoundedSemaphore(size))
+
+
 class _WatchedClient(openai.DefaultHttpxClient):
-    """The HTTP client of the chat model: counts its requests in flight, and turns a read
-    timeout into EndpointSilent (an OpenAIError, which the SDK raises without retrying)."""
+    """The HTTP client of the chat model: holds its requests to the endpoint's limit in this
+    process (llm_concurrency: a rate-limited endpoint answers more with 429s), counts those in
+    flight, and turns a read timeout into EndpointSilent (an OpenAIError, which the SDK raises
+    without retrying)."""
+
+    def __init__(self, slots: threading.BoundedSemaphore, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._slots = slots
 
     def send(self, request: httpx2.Request, **kwargs: Any) -> httpx2.Response:
         key = id(request)
-        with _outstanding_lock:
-            _outstanding[key] = time.monotonic()
-        try:
-            return super().send(request, **kwargs)
-        except httpx2.ReadTimeout:
-            raise EndpointSilent(request, request.extensions["timeout"]["read"]) from None
-        finally:
+        with self._slots:  # a wait here is not the endpoint's: not counted as in flight
             with _outstanding_lock:
-                _outstanding.pop(key, None)
+                _outstanding[key] = time.monotonic()
+            try:
+                return super().send(request, **kwargs)
+            except httpx2.ReadTimeout:
+                raise EndpointSilent(request, request.extensions["timeout"]["read"]) from None
+            finally:
+                with _outstanding_lock:
+                    _outstanding.pop(key, None)
 
 
 def endpoint_failure(e: BaseException) -> str | None:
@@ -354,12 +371,14 @@ def chat_model(settings: Settings) -> ChatOpenAI:
     # 2 CPU cores: the embedded model takes minutes over a long report.
     seconds = max(settings.llm_timeout, 600) if local else settings.llm_timeout
     timeout = httpx2.Timeout(seconds, connect=min(seconds, CONNECT_SECONDS))
+    base_url = local_server(settings).base_url if local else settings.llm_base_url or None
+    slots = endpoint_slots(base_url or "openai", settings.llm_parallel)
     return ChatOpenAI(
-        base_url=local_server(settings).base_url if local else settings.llm_base_url or None,
+        base_url=base_url,
         api_key="local" if local else settings.llm_api_key or "none",
         model=LOCAL_MODEL_NAME if local else settings.llm_model,
         temperature=0,
-        http_client=_WatchedClient(timeout=timeout),
+        http_client=_WatchedClient(slots, timeout=timeout),
         timeout=timeout,
         max_retries=0 if local else settings.llm_retries,
         cache=RunReplies(settings.data_dir / "replies.sqlite"),

@@ -18,6 +18,7 @@ from pydantic import ValidationError
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
@@ -30,10 +31,16 @@ from deepsift.config import Settings
 from deepsift.deps import Deps
 from deepsift.errors import UserError
 from deepsift.graph.sources import WEB, WEB_DESCRIPTION
-from deepsift.ingest.pipeline import FileResult, ingest
+from deepsift.ingest.pipeline import ingest
 from deepsift.report.export import FORMATS, report_bytes
 from deepsift.serve.runs import RunRecord, RunRequest, Runs, one_line_error, result_payload
-from deepsift.serve.uploads import UploadRefused, check_type, save, upload_folder
+from deepsift.serve.uploads import (
+    UploadRefused,
+    check_clashes,
+    check_type,
+    save,
+    upload_folder,
+)
 
 STATIC = Path(__file__).parent / "static"
 LOOPBACK_NAMES = {"127.0.0.1", "localhost", "::1"}
@@ -44,6 +51,7 @@ MEDIA = {
     "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
 }
 POLL = 0.05  # seconds between looks at a run's events while streaming them
+MAX_UPLOAD_FILES = 200
 
 
 def create_app(
@@ -201,16 +209,21 @@ async def _receive_files(request: Request, settings: Settings, collection: str) 
     if int(length) > limit + 64_000:  # the form's own bytes beside the files
         raise UploadRefused(_too_large(int(length), limit), 413)
     folder = upload_folder(settings.data_dir, collection)
-    form = await request.form(max_files=200, max_fields=10)
+    try:
+        form = await request.form(max_files=MAX_UPLOAD_FILES, max_fields=10)
+    except HTTPException as e:  # Starlette's own refusal of the form, in plain text
+        raise UploadRefused(f"the upload's form was refused: {e.detail}", e.status_code) from None
     files = [item for _, item in form.multi_items() if isinstance(item, UploadFile)]
     if not files:
         raise UploadRefused("no files in the upload (form field 'files')")
-    named = [(check_type(item.filename or ""), item) for item in files]
-    contents = [await item.read() for _, item in named]
+    named = [check_type(item.filename or "") for item in files]
+    contents = [await item.read() for item in files]
     total = sum(len(data) for data in contents)
     if total > limit:
         raise UploadRefused(_too_large(total, limit), 413)
-    return [save(folder, name, data) for (name, _), data in zip(named, contents, strict=True)]
+    uploaded = list(zip(named, contents, strict=True))
+    check_clashes(folder, uploaded, replace=request.query_params.get("replace") == "true")
+    return [save(folder, name, data) for name, data in uploaded]
 
 
 def _too_large(size: int, limit: int) -> str:
@@ -231,6 +244,12 @@ async def _ingest_events(
     """Ingest `paths` in a worker thread, streaming its progress as server-sent events: start,
     file (one per file), chunks, and done (the counts) or error."""
     events: queue.Queue[tuple[str, dict[str, Any]] | None] = queue.Queue()
+    folder = upload_folder(settings.data_dir, collection).resolve()
+
+    def shown(source: str) -> str:
+        """A file as the upload named it: its path in the collection's upload folder."""
+        path = Path(source)
+        return str(path.relative_to(folder)) if path.is_relative_to(folder) else path.name
 
     def work() -> None:
         try:
@@ -243,9 +262,11 @@ async def _ingest_events(
                     settings,
                     description=description,
                     on_start=lambda total: events.put(("start", {"files": total})),
-                    on_file=lambda result: events.put(("file", _file_event(result))),
+                    on_file=lambda result: events.put(
+                        ("file", {**asdict(result), "source": shown(result.source)})
+                    ),
                     on_chunks=lambda source, done, total: events.put(
-                        ("chunks", {"source": Path(source).name, "done": done, "total": total})
+                        ("chunks", {"source": shown(source), "done": done, "total": total})
                     ),
                 )
             counts = {s: report.count(s) for s in ("added", "updated", "unchanged", "failed")}
@@ -266,10 +287,6 @@ async def _ingest_events(
             return
         name, data = item
         yield f"event: {name}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
-
-
-def _file_event(result: FileResult) -> dict[str, Any]:
-    return {**asdict(result), "source": Path(result.source).name}
 
 
 class Guard:

@@ -10,16 +10,21 @@ The store is opened while a call needs it and closed after the last one, so the 
 is free between calls (a `deepsift ingest` in a terminal can run); the models stay loaded."""
 
 import threading
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
+from urllib.parse import urlsplit
+from urllib.request import url2pathname
 
 import anyio.from_thread
 from langchain_core.language_models import BaseChatModel
+from mcp import types
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from pydantic import BaseModel, Field
 from rich.text import Text
 
@@ -143,6 +148,46 @@ def _report(result: api.ResearchResult) -> Report:
     )
 
 
+def _client_roots(ctx: Context) -> list[Path]:
+    """The folders the client shares as MCP roots (file:// URIs), when it has the capability."""
+    wants = types.ClientCapabilities(roots=types.RootsCapability())
+    if not ctx.session.check_client_capability(wants):
+        return []
+    try:
+        with warnings.catch_warnings():  # roots leave the spec after 2026-07-28; clients use them
+            warnings.simplefilter("ignore", MCPDeprecationWarning)
+            listed = anyio.from_thread.run(ctx.session.list_roots)
+    except MCPError:  # a connection that cannot ask the client (the 2026-07-28 protocol)
+        return []
+    uris = [urlsplit(str(root.uri)) for root in listed.roots]
+    return [Path(url2pathname(uri.path)) for uri in uris if uri.scheme == "file"]
+
+
+def _inside(path: Path, folders: list[Path]) -> bool:
+    real = path.resolve()
+    return any(real.is_relative_to(folder.expanduser().resolve()) for folder in folders)
+
+
+def _allowed_path(path: str, allowed: list[Path]) -> Path:
+    """`path` when it is absolute and inside an allowed folder; else a UserError that says what
+    to allow. An assistant steered by a document must not ingest the user's other files."""
+    given = Path(path).expanduser()
+    if not given.is_absolute():
+        raise UserError(f"paths: {path!r} is not absolute; give absolute paths")
+    if not allowed:
+        raise UserError(
+            "paths: this server may read no folder: start it with deepsift mcp --allow FOLDER "
+            "(setting mcp_ingest_folders), or share the folder as a root from the client"
+        )
+    if not _inside(given, allowed):
+        folders = ", ".join(str(folder) for folder in allowed)
+        raise UserError(
+            f"paths: {path!r} is outside the folders this server may read ({folders}): allow "
+            "its folder with deepsift mcp --allow FOLDER, or share it as a root from the client"
+        )
+    return given
+
+
 def build_server(settings: Settings) -> MCPServer:
     resources = _Resources(settings)
     server = MCPServer("deepsift", instructions=INSTRUCTIONS, log_level="WARNING")
@@ -195,7 +240,8 @@ def build_server(settings: Settings) -> MCPServer:
             return [store.info(name) for name in store.names()]
 
     @server.tool(
-        description="Add files or folders (absolute paths; folders recursively: "
+        description="Add files or folders (absolute paths inside the folders the user allowed: "
+        "the client's roots and the server's --allow folders; folders recursively: "
         f"{' '.join(sorted(SUPPORTED))}) to a collection, creating it if needed. Unchanged "
         "files are skipped. Sends a progress notification per file."
     )
@@ -208,7 +254,7 @@ def build_server(settings: Settings) -> MCPServer:
             Field(description="what the collection holds; research routes questions by it"),
         ] = None,
     ) -> Ingested:
-        from deepsift.ingest.pipeline import FileResult
+        from deepsift.ingest.pipeline import FileResult, find_files
         from deepsift.ingest.pipeline import ingest as ingest_files
         from deepsift.store import check_collection_name
 
@@ -230,9 +276,15 @@ def build_server(settings: Settings) -> MCPServer:
             if not paths:
                 raise UserError("give at least one path to ingest")
             check_collection_name(collection)
+            allowed = [*settings.mcp_ingest_folders, *_client_roots(ctx)]
+            given = [_allowed_path(path, allowed) for path in paths]
+            # A link inside an allowed folder may lead out of it: its file is refused.
+            found, missing = find_files(given)
+            outside = [f for f in found if not _inside(f, allowed)]
             with resources.ingesting, resources.store() as store:
+                existed = store.exists(collection)
                 report = ingest_files(
-                    [Path(path).expanduser() for path in paths],
+                    [f for f in found if f not in outside] + [Path(m.source) for m in missing],
                     collection,
                     store,
                     resources.embedder(),
@@ -241,6 +293,15 @@ def build_server(settings: Settings) -> MCPServer:
                     on_file=on_file,
                     on_start=on_start,
                 )
+                report.files += [
+                    FileResult(str(f), "failed", error="leads outside the allowed folders")
+                    for f in outside
+                ]
+                if not any(f.status != "failed" for f in report.files):
+                    if not existed and store.exists(collection):
+                        store.drop(collection)  # nothing in it: not left behind
+                    reasons = "; ".join(f"{f.source}: {f.error}" for f in report.files[:3])
+                    raise UserError(f"nothing was ingested: {reasons}")
         files = [
             IngestedFile(path=f.source, status=f.status, chunks=f.chunks, error=f.error)
             for f in report.files

@@ -1,5 +1,6 @@
 """Files uploaded through the web app: type-checked, size-limited, saved under the data dir with
-names that cannot leave it."""
+their relative paths (a folder's README.md and its sub-folder's stay two documents), made of
+names that cannot leave it; a file never silently replaces another."""
 
 import re
 import unicodedata
@@ -12,6 +13,7 @@ from deepsift.store import check_collection_name
 UPLOADS = "uploads"
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 MAX_NAME = 120
+MAX_DEPTH = 8  # folders kept of an uploaded path: its last ones
 
 
 class UploadRefused(UserError):
@@ -22,11 +24,19 @@ class UploadRefused(UserError):
         self.status = status
 
 
+def safe_path(name: str) -> str:
+    """An uploaded file's relative path (as a browser sends a folder's files), each part in
+    letters, digits and ._- only, never hidden, never empty, never up or absolute
+    ("../../etc/passwd.md" becomes "etc/passwd.md", "..\\a b.md" becomes "a_b.md")."""
+    parts = unicodedata.normalize("NFKC", name).replace("\\", "/").split("/")
+    folders = [_UNSAFE.sub("_", part).strip("._-")[:MAX_NAME] for part in parts[:-1]]
+    kept = [folder for folder in folders if folder][-MAX_DEPTH:]
+    return "/".join([*kept, safe_name(parts[-1])])
+
+
 def safe_name(name: str) -> str:
-    """The last part of an uploaded file's name, in letters, digits and ._- only, never hidden
-    and never empty ("../../etc/passwd" becomes "passwd", "..\\a b.md" becomes "a_b.md")."""
-    base = unicodedata.normalize("NFKC", name).replace("\\", "/").rsplit("/", 1)[-1]
-    stem, dot, suffix = base.rpartition(".")
+    """A file name in letters, digits and ._- only, never hidden and never empty."""
+    stem, dot, suffix = name.rpartition(".")
     if not dot:
         stem, suffix = suffix, ""
     stem = _UNSAFE.sub("_", stem).strip("._-")[:MAX_NAME] or "upload"
@@ -35,8 +45,8 @@ def safe_name(name: str) -> str:
 
 
 def check_type(name: str) -> str:
-    """The upload's safe name, when its type is one ingest reads; else UploadRefused."""
-    safe = safe_name(name)
+    """The upload's safe path, when its type is one ingest reads; else UploadRefused."""
+    safe = safe_path(name)
     suffix = Path(safe).suffix.lower()
     if suffix not in SUPPORTED:
         kinds = " ".join(sorted(SUPPORTED))
@@ -55,10 +65,32 @@ def upload_folder(data_dir: Path, collection: str) -> Path:
     return folder
 
 
+def check_clashes(folder: Path, files: list[tuple[str, bytes]], replace: bool) -> None:
+    """UploadRefused (409) when two files of the upload would be saved as one, or when one
+    would replace a different file uploaded before (unless `replace`)."""
+    seen: set[str] = set()
+    for name, data in files:
+        if name in seen:
+            raise UploadRefused(
+                f"two files of this upload would both be saved as {name!r}: upload their folder "
+                "(the page keeps relative paths) or rename one",
+                409,
+            )
+        seen.add(name)
+        kept = folder / name
+        if not replace and kept.is_file() and kept.read_bytes() != data:
+            raise UploadRefused(
+                f"{name!r} is already in this collection with other content: rename the new "
+                "one, or upload again with replace on to replace it",
+                409,
+            )
+
+
 def save(folder: Path, name: str, data: bytes) -> Path:
     """Write `data` as `name` (already safe) in `folder`, checking it stays inside."""
     path = (folder / name).resolve()
     if not path.is_relative_to(folder.resolve()):
-        raise UploadRefused(f"{name!r} is not a plain file name")
+        raise UploadRefused(f"{name!r} is not a plain file path")
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)
     return path

@@ -8,6 +8,7 @@ import random
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -190,32 +191,28 @@ def _notes(folder: Path, paragraphs: int) -> list[Path]:
     return sorted(p for p in folder.iterdir() if p.stat().st_size)
 
 
-@pytest.mark.parametrize("milvus", ["lite file", "server"])
+@pytest.mark.parametrize("milvus", ["lite file", "server", "lite file, on ray"])
 def test_ingest_killed_at_random_points_converges_on_rerun_to_a_clean_ingest(
     milvus, tmp_path, request
 ):
     """Killed while adding notes, then while replacing them with shorter versions, into a Milvus
-    Lite file or a Milvus server. Embedded by a loopback endpoint: the kills are about the
-    store, and the process starts sooner."""
+    Lite file or a Milvus server, in this process or embedded on a Ray runtime (`--ray`: the
+    driver is killed). Embedded by a loopback endpoint: the kills are about the store, and the
+    process starts sooner."""
+    if "ray" in milvus:
+        pytest.importorskip("ray", reason="the ray extra is not installed")
+        request.addfinalizer(lambda: _end_processes_in(tmp_path))  # what a killed driver left
     folder, data = tmp_path / "docs", tmp_path / "data"
     seed = random.randrange(1_000_000)
     uri = request.getfixturevalue("milvus_server") if milvus == "server" else ""
     name = f"docs_{seed}"  # a server outlives the test: a collection of its own
     command = [sys.executable, "-m", "deepsift", "ingest", str(folder), "--collection", name]
+    command += ["--ray"] if "ray" in milvus else []
     adding = random.Random(seed).randrange(10, 19)
     replacing = random.Random(seed).randrange(2, adding)  # among the notes added before
 
     with FakeOpenAI(lambda body: "") as embeddings:
-        env = {
-            "PATH": "/usr/bin:/bin",
-            "HOME": str(tmp_path),
-            "DEEPSIFT_DATA_DIR": str(data),
-            "DEEPSIFT_EMBEDDING_BASE_URL": embeddings.url,
-            "DEEPSIFT_EMBEDDING_MODEL": "fake-embed",
-            "DEEPSIFT_CHUNK_CHARS": "200",
-            "DEEPSIFT_CHUNK_OVERLAP": "0",
-            **({"DEEPSIFT_MILVUS_URI": uri} if uri else {}),
-        }
+        env = _fake_embedding_env(tmp_path, embeddings.url, uri)
         for paragraphs, tick in ((3, adding), (2, replacing)):
             notes = _notes(folder, paragraphs)
             child = subprocess.Popen(
@@ -237,6 +234,89 @@ def test_ingest_killed_at_random_points_converges_on_rerun_to_a_clean_ingest(
     settings = Settings(data_dir=data, milvus_uri=uri, chunk_chars=200, chunk_overlap=0)
     with Store(settings) as store:
         assert _rows(store, name) == _expected_rows(notes, settings), f"seed {seed}"
+
+
+def test_a_ray_worker_killed_mid_ingest_converges_on_rerun_to_a_clean_ingest(tmp_path, request):
+    """SIGKILL of the embedding actor's process while it works: Ray restarts the actor (or the
+    ingest fails); either way, a rerun leaves exactly a clean ingest's chunks."""
+    pytest.importorskip("ray", reason="the ray extra is not installed")
+    request.addfinalizer(lambda: _end_processes_in(tmp_path))
+    folder, data = tmp_path / "docs", tmp_path / "data"
+    notes = _notes(folder, 3)
+    command = [sys.executable, "-m", "deepsift", "ingest", str(folder), "--collection", "docs"]
+    command += ["--ray", "--ray-workers", "1"]
+    with FakeOpenAI(lambda body: "") as embeddings:
+        env = _fake_embedding_env(tmp_path, embeddings.url)
+        child = subprocess.Popen(
+            command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+        )
+        said = []
+        for line in child.stderr:  # a file done: the actor is up and working
+            said.append(line)
+            if line.startswith("skipped"):
+                break
+        worker = _descendant(child.pid, "ray::MapWorker", within=30)
+        assert worker, f"no embedding actor under the driver: {said[-5:]}"
+        os.kill(worker, signal.SIGKILL)
+        child.communicate(timeout=300)
+        finished = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+
+    assert finished.returncode == 0, finished.stderr
+    settings = Settings(data_dir=data, chunk_chars=200, chunk_overlap=0)
+    with Store(settings) as store:
+        assert _rows(store, "docs") == _expected_rows(notes, settings)
+
+
+def _fake_embedding_env(home: Path, embeddings: str, uri: str = "") -> dict[str, str]:
+    """An ingest's environment: its data under `home`, vectors from the loopback `embeddings`."""
+    return {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(home),
+        "DEEPSIFT_DATA_DIR": str(home / "data"),
+        "DEEPSIFT_EMBEDDING_BASE_URL": embeddings,
+        "DEEPSIFT_EMBEDDING_MODEL": "fake-embed",
+        "DEEPSIFT_CHUNK_CHARS": "200",
+        "DEEPSIFT_CHUNK_OVERLAP": "0",
+        **({"DEEPSIFT_MILVUS_URI": uri} if uri else {}),
+    }
+
+
+def _descendant(pid: int, title: str, within: float) -> int | None:
+    """A process under `pid` whose command line starts with `title` (Ray names its workers so),
+    waited for up to `within` seconds."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        parents, titles = {}, {}
+        for proc in Path("/proc").iterdir():
+            try:
+                if proc.name.isdigit():
+                    stat = (proc / "stat").read_text()
+                    parents[int(proc.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+                    titles[int(proc.name)] = (
+                        (proc / "cmdline").read_bytes().decode(errors="replace")
+                    )
+            except OSError:
+                continue  # ended meanwhile
+        for candidate, line in titles.items():
+            ancestor = parents.get(candidate)
+            while ancestor and ancestor != pid:
+                ancestor = parents.get(ancestor)
+            if ancestor == pid and line.startswith(title):
+                return candidate
+        time.sleep(0.2)
+    return None
+
+
+def _end_processes_in(folder: Path) -> None:
+    """Kill the processes working in `folder` (pytest's own aside): those a test started, and
+    what Ray's runtime left after its driver was killed."""
+    for proc in Path("/proc").iterdir():
+        try:
+            ours = proc.name.isdigit() and int(proc.name) != os.getpid()
+            if ours and (proc / "cwd").resolve() == folder.resolve():
+                os.kill(int(proc.name), signal.SIGKILL)
+        except OSError:
+            continue  # gone, or not ours to read
 
 
 def _refuse_scandir(monkeypatch, folder: Path) -> None:

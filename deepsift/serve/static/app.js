@@ -216,12 +216,19 @@ async function upload(event) {
   event.preventDefault();
   const log = $("upload-log");
   const form = new FormData();
-  for (const file of $("files").files) form.append("files", file);
+  // A folder's files keep their paths in it: two README.md stay two documents.
+  const chosen = [...$("files").files, ...$("folder").files];
+  for (const file of chosen) form.append("files", file, file.webkitRelativePath || file.name);
+  if (!chosen.length) {
+    log.textContent = "choose files or a folder first\n";
+    return;
+  }
   const collection = encodeURIComponent($("collection").value);
   const description = encodeURIComponent($("description").value);
+  const replace = $("replace").checked ? "&replace=true" : "";
   log.textContent = "uploading…\n";
   const headers = token ? { Authorization: "Bearer " + token } : {};
-  const response = await fetch(`/api/collections/${collection}/files?description=${description}`, {
+  const response = await fetch(`/api/collections/${collection}/files?description=${description}${replace}`, {
     method: "POST",
     body: form,
     headers,
