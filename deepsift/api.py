@@ -1,5 +1,6 @@
 """research(): run the graph once, with a checkpointer, and return the report and its costs."""
 
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -19,7 +20,7 @@ from deepsift.config import LENGTHS, Length, Settings
 from deepsift.deps import Deps
 from deepsift.errors import RunStopped, UserError
 from deepsift.llm import replies
-from deepsift.llm.models import endpoint_failure
+from deepsift.llm.models import cancelled_by, check_cancelled, endpoint_failure
 from deepsift.records import Usage
 
 
@@ -86,6 +87,7 @@ def research(
     language: str | None = None,
     deps: Deps | None = None,
     checkpoints: bool = True,
+    cancel: threading.Event | None = None,
 ) -> ResearchResult:
     """Answer `question` with a cited report; with `thread_id`, resume or reread that run.
 
@@ -99,7 +101,8 @@ def research(
     `reviewer` decides the plan; without a reviewer (or when it returns None) the result is
     "paused" until resumed. `length` (brief, standard, long) and `language` shape the deepsift
     report; by default the report_length and report_language settings. `checkpoints=False`
-    keeps the run in memory only (batch runs)."""
+    keeps the run in memory only (batch runs). Setting `cancel` stops the run before its next
+    model call or step (RunCancelled); what it finished is saved, and its thread id resumes it."""
     agent_named(agent)  # an unknown agent is refused before anything opens
     if review and not agent_named(agent).review:
         reviewed = ", ".join(name for name, a in AGENTS.items() if a.review)
@@ -142,7 +145,10 @@ def research(
                 **({"report_language": language} if language is not None else {}),
             }
         try:
-            with replies.kept_for(thread_id) if checkpoints else nullcontext():
+            with (
+                replies.kept_for(thread_id) if checkpoints else nullcontext(),
+                cancelled_by(cancel),
+            ):
                 saved = _advance(graph, run_input, saved, config, on_update, reviewer)
         except Exception as e:
             reason = endpoint_failure(e)
@@ -286,6 +292,7 @@ def _advance(
             for node, change in update.items():
                 if on_update and isinstance(change, dict):
                     on_update(node, change)
+            check_cancelled()
         saved = graph.get_state(config)
         waiting = [pause.value for pause in saved.interrupts]
         plan = reviewer(waiting[0]) if waiting and reviewer else None

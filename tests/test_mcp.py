@@ -9,6 +9,8 @@ from mcp import Client, types
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from conftest import CORPUS
+from fake_openai import FakeOpenAI
+from scripted import ScriptedResearcher
 
 QUESTION = "Why was Kestrel Works built and what did it cost?"
 TOOLS = {"research", "list_collections", "ingest", "get_report"}
@@ -185,3 +187,37 @@ def test_ingest_reads_only_inside_the_allowed_folders_and_the_client_s_roots(
     )
     names = {c["name"] for c in listed.structured_content["result"]}
     assert names == {"c"}
+
+
+def test_a_cancelled_research_call_stops_the_run(tmp_path):
+    with FakeOpenAI(ScriptedResearcher(), delay=0.3) as slow:
+
+        async def session() -> tuple[int, int]:
+            launch = server(tmp_path, slow.url, CORPUS)
+            launch.env["DEEPSIFT_LLM_CONCURRENCY"] = "1"
+            async with Client(launch) as client:
+                science = {"paths": [str(CORPUS / "science")], "collection": "science"}
+                assert not (await client.call_tool("ingest", science)).is_error
+                first_step = anyio.Event()
+
+                async def progress(value, total, message) -> None:
+                    first_step.set()
+
+                async def call() -> None:
+                    await client.call_tool(
+                        "research", {"question": QUESTION}, progress_callback=progress
+                    )
+
+                async with anyio.create_task_group() as calls:
+                    calls.start_soon(call)
+                    await first_step.wait()
+                    calls.cancel_scope.cancel()
+                at_cancel = len(slow.requests)
+                await anyio.sleep(3)
+                return at_cancel, len(slow.requests)
+
+        at_cancel, after = anyio.run(session)
+
+    # One request was in flight at most (llm_concurrency 1); a full run makes about ten.
+    assert after <= at_cancel + 1, (at_cancel, after)
+    assert after < 6

@@ -116,16 +116,25 @@ def test_with_a_token_every_request_without_it_is_refused(settings: Settings, de
             client.get("/static/app.js"),
             client.post("/api/runs", json={"question": QUESTION}),
             client.get("/api/collections", headers={"Authorization": "Bearer wrong"}),
+            client.get("/api/collections?token=s3cret"),  # only the printed link takes it so
         ]
         by_header = client.get("/api/collections", headers={"Authorization": "Bearer s3cret"})
-        by_query = client.get("/api/collections?token=s3cret")
-        page = client.get("/?token=s3cret")
+        link = client.get("/?token=s3cret", follow_redirects=False)
+        client.cookies.update(link.cookies)
+        page = client.get("/")
+        by_cookie = client.get("/api/collections")
 
-    assert [r.status_code for r in refused] == [401] * 5
-    assert "token" in refused[0].json()["error"]
-    assert by_header.status_code == by_query.status_code == 200
-    assert {c["name"] for c in by_query.json()} == {"science", "operations"}
-    assert page.status_code == 200 and "/static/app.js?token=s3cret" in page.text
+    assert [r.status_code for r in refused] == [401] * 6
+    assert "token" in refused[0].json()["error"] and "s3cret" not in refused[0].text
+    assert by_header.status_code == 200
+    # The link's token moves into an HttpOnly cookie; the URL the page lives at has none.
+    assert link.status_code == 303 and link.headers["location"] == "/"
+    assert (
+        "HttpOnly" in link.headers["set-cookie"] and "SameSite=strict" in link.headers["set-cookie"]
+    )
+    assert page.status_code == 200 and "s3cret" not in page.text
+    assert by_cookie.status_code == 200
+    assert {c["name"] for c in by_cookie.json()} == {"science", "operations"}
 
 
 def test_without_a_token_only_loopback_names_are_answered(settings: Settings, deps):
@@ -139,6 +148,116 @@ def test_without_a_token_only_loopback_names_are_answered(settings: Settings, de
 
     assert rebound.status_code == 403 and foreign.status_code == 403
     assert local.status_code == 200
+
+
+def test_every_loopback_address_is_answered(settings: Settings, deps):
+    # `serve --host 127.0.0.2` passes the loopback check: its requests are answered too.
+    with TestClient(create_app(settings, deps), base_url="http://127.0.0.2:8000") as client:
+        assert client.get("/api/collections").status_code == 200
+
+
+def test_every_answer_carries_the_security_headers(client):
+    for response in (client.get("/"), client.get("/api/runs"), client.get("/api/runs/nope")):
+        assert response.headers["x-frame-options"] == "DENY"
+        assert "frame-ancestors 'none'" in response.headers["content-security-policy"]
+        assert "script-src 'self'" in response.headers["content-security-policy"]
+        assert response.headers["x-content-type-options"] == "nosniff"
+
+
+def test_bad_run_requests_are_refused_in_one_line(client):
+    refused = [
+        client.post("/api/runs", json={"question": ["not", "text"]}),
+        client.post("/api/runs", json={"question": "x" * 4_001}),
+        client.post("/api/runs", json={"question": QUESTION, "length": "epic"}),
+        client.post(
+            "/api/runs", content=b"{not json", headers={"Content-Type": "application/json"}
+        ),
+    ]
+
+    assert [r.status_code for r in refused] == [400] * 4
+    errors = [r.json()["error"] for r in refused]
+    assert all("\n" not in e for e in errors), errors
+    assert errors[0].startswith("a run's JSON: question: ")
+    assert "question: String should have at most 4000 characters" in errors[1]
+    assert errors[2].startswith("a run's JSON: length: ")
+    assert client.get("/api/runs").json() == []
+
+
+def test_a_full_queue_refuses_more_runs_with_a_reason(settings: Settings, deps, monkeypatch):
+    from deepsift.serve import runs
+
+    monkeypatch.setattr(runs, "MAX_WAITING", 2)
+    with FakeOpenAI(ScriptedResearcher(), delay=0.2) as slow:
+        paced = settings.model_copy(update={"llm_base_url": slow.url})
+        app = create_app(paced, deps, workers=1)
+        with TestClient(app, base_url="http://127.0.0.1:8000") as client:
+            answers = [client.post("/api/runs", json={"question": QUESTION}) for _ in range(6)]
+            accepted = [a.json()["thread_id"] for a in answers if a.status_code == 202]
+            for thread_id in accepted:
+                client.post(f"/api/runs/{thread_id}/cancel")
+                run_events(client, thread_id)
+
+    codes = [a.status_code for a in answers]
+    assert codes.count(202) == 3 and codes.count(429) == 3, codes  # 1 running, 2 waiting
+    assert "runs are waiting already" in answers[-1].json()["error"]
+
+
+def test_a_cancelled_run_stops_says_so_and_resumes_by_its_thread_id(settings: Settings, deps):
+    with FakeOpenAI(ScriptedResearcher(), delay=0.2) as slow:
+        paced = settings.model_copy(update={"llm_base_url": slow.url, "llm_concurrency": 1})
+        app = create_app(paced, deps, workers=1)
+        with TestClient(app, base_url="http://127.0.0.1:8000") as client:
+            thread_id = client.post("/api/runs", json={"question": QUESTION}).json()["thread_id"]
+            with client.stream("GET", f"/api/runs/{thread_id}/events") as stream:
+                for line in stream.iter_lines():  # the first step done: the run is under way
+                    if line == "event: step":
+                        break
+            cancelled = client.post(f"/api/runs/{thread_id}/cancel")
+            events = run_events(client, thread_id)
+            sent = len(slow.requests)
+            again = client.post(f"/api/runs/{thread_id}/cancel")
+            listed = client.get("/api/runs").json()
+            report = client.get(f"/api/runs/{thread_id}/report.md")
+
+            resumed = client.post("/api/runs", json={"thread_id": thread_id})
+            finished = run_events(client, thread_id)
+
+    assert cancelled.status_code == 202
+    assert events[-1][0] == "stopped" and "start it again" in events[-1][1]["message"]
+    assert sent < 8  # a whole run makes more than ten calls
+    assert again.status_code == 404
+    assert listed[0]["status"] == "stopped" and report.status_code == 404
+    assert resumed.status_code == 202
+    assert finished[-1][0] == "result" and finished[-1][1]["report"]
+
+
+def test_a_stream_asked_from_past_its_end_closes(client):
+    thread_id = client.post("/api/runs", json={"question": QUESTION}).json()["thread_id"]
+    events = run_events(client, thread_id)
+
+    for last in (len(events) - 1, len(events) + 5):
+        with client.stream(
+            "GET", f"/api/runs/{thread_id}/events", headers={"Last-Event-ID": str(last)}
+        ) as response:
+            assert response.read() == b""
+
+
+def test_an_unreadable_row_of_the_run_index_costs_that_row_only(settings: Settings, deps):
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    good = {
+        "thread_id": "a1",
+        "question": "Q?",
+        "agent": "deepsift",
+        "status": "done",
+        "created": 1,
+    }
+    rows = [good, {"thread_id": "b2", "status": "exploded"}, "not a row"]
+    (settings.data_dir / INDEX_FILE).write_text(json.dumps(rows))
+
+    with TestClient(create_app(settings, deps), base_url="http://127.0.0.1:8000") as client:
+        listed = client.get("/api/runs").json()
+
+    assert [run["thread_id"] for run in listed] == ["a1"]
 
 
 def test_serve_refuses_a_host_off_loopback_without_a_token(tmp_path: Path):

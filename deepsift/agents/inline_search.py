@@ -4,6 +4,7 @@ one query searched in its routed sources with the LLM-free hop, the run's excerp
 the excerpts their short report cites."""
 
 from concurrent.futures import ThreadPoolExecutor
+from contextvars import copy_context
 from typing import Any
 
 from deepsift.deps import Deps
@@ -37,7 +38,12 @@ def search_routed(
     sources = available_sources(sources_to_search, deps)
     routes, usage = plan_routes([query], sources, deps)
     with ThreadPoolExecutor(max_workers=max(1, len(routes[0].sources))) as pool:
-        found = list(pool.map(lambda s: search_source(query, s, deps), routes[0].sources))
+        # In this thread's context: a cancelled run's web rephrasing is not sent.
+        searches = [
+            pool.submit(copy_context().run, search_source, query, source, deps)
+            for source in routes[0].sources
+        ]
+        found = [search.result() for search in searches]
     chunks: dict[str, Chunk] = {}
     notes: list[str] = []
     for update in found:

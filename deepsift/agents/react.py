@@ -13,6 +13,7 @@ import operator
 import re
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
+from contextvars import copy_context
 from typing import Annotated, Literal
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
@@ -249,7 +250,9 @@ def vote(state: ReActState, deps: Deps) -> dict:
         return llm.invoke(messages)
 
     with ThreadPoolExecutor(max_workers=samples) as pool:
-        replies = list(pool.map(sample, range(samples)))
+        # In this thread's context: a cancelled run's samples are not sent.
+        sampling = [pool.submit(copy_context().run, sample, n) for n in range(samples)]
+        replies = [reply.result() for reply in sampling]
     usage = Usage()
     answers = []
     for reply in replies:

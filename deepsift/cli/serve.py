@@ -1,21 +1,12 @@
 """`deepsift serve`: the web app on a loopback address, or elsewhere only behind a token."""
 
 import argparse
-import ipaddress
 import sys
 
 from deepsift.cli.console import err
 from deepsift.config import Settings
 from deepsift.errors import UserError
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+from deepsift.serve import is_loopback
 
 
 def run_serve(args: argparse.Namespace, settings: Settings) -> int:

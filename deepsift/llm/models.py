@@ -7,6 +7,9 @@ import os
 import socket
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -316,6 +319,29 @@ def llm_waiting() -> float | None:
 
 
 _endpoint_slots: dict[str, threading.BoundedSemaphore] = {}
+# The run this thread works for asked to stop when this event is set (api.research's `cancel`);
+# the graph's threads copy it with their context.
+_cancel: ContextVar[threading.Event | None] = ContextVar("deepsift_cancel", default=None)
+
+
+class RunCancelled(openai.OpenAIError):
+    """The run was asked to stop. An OpenAIError, so the SDK neither retries nor wraps it."""
+
+
+@contextmanager
+def cancelled_by(event: threading.Event | None) -> Iterator[None]:
+    """Within: once `event` is set, no model call is sent, and check_cancelled raises."""
+    token = _cancel.set(event)
+    try:
+        yield
+    finally:
+        _cancel.reset(token)
+
+
+def check_cancelled() -> None:
+    event = _cancel.get()
+    if event is not None and event.is_set():
+        raise RunCancelled("the run was cancelled")
 
 
 def endpoint_slots(url: str, size: int) -> threading.BoundedSemaphore:
@@ -337,7 +363,9 @@ class _WatchedClient(openai.DefaultHttpxClient):
 
     def send(self, request: httpx2.Request, **kwargs: Any) -> httpx2.Response:
         key = id(request)
+        check_cancelled()
         with self._slots:  # a wait here is not the endpoint's: not counted as in flight
+            check_cancelled()  # asked while it waited for a slot
             with _outstanding_lock:
                 _outstanding[key] = time.monotonic()
             try:

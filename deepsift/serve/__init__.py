@@ -4,3 +4,16 @@ and `deepsift mcp`, the MCP server (mcp.py).
 
 May import the Python API (api), the agents and everything below them; never eval or cli.
 """
+
+import ipaddress
+
+
+def is_loopback(host: str) -> bool:
+    """localhost, or an address of the loopback network (127.0.0.0/8, ::1): the names a
+    server without a token answers on, and binds to."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False

@@ -12,15 +12,21 @@ from contextlib import asynccontextmanager
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, urlsplit
+from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
-from starlette.datastructures import UploadFile
+from starlette.datastructures import MutableHeaders, UploadFile
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
+from starlette.responses import (
+    HTMLResponse,
+    JSONResponse,
+    RedirectResponse,
+    Response,
+    StreamingResponse,
+)
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -33,7 +39,17 @@ from deepsift.errors import UserError
 from deepsift.graph.sources import WEB, WEB_DESCRIPTION
 from deepsift.ingest.pipeline import ingest
 from deepsift.report.export import FORMATS, report_bytes
-from deepsift.serve.runs import RunRecord, RunRequest, Runs, one_line_error, result_payload
+from deepsift.serve import is_loopback
+from deepsift.serve.runs import (
+    FINAL_EVENTS,
+    QueueFull,
+    RunRecord,
+    RunRequest,
+    Runs,
+    one_line,
+    one_line_error,
+    result_payload,
+)
 from deepsift.serve.uploads import (
     UploadRefused,
     check_clashes,
@@ -43,7 +59,17 @@ from deepsift.serve.uploads import (
 )
 
 STATIC = Path(__file__).parent / "static"
-LOOPBACK_NAMES = {"127.0.0.1", "localhost", "::1"}
+TOKEN_COOKIE = "deepsift_token"
+# Sent with every answer: no framing (clickjacking), no script but the page's own file (a
+# report or document that smuggled markup in runs nothing), no sniffing, no referrer.
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; "
+    "img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; "
+    "form-action 'self'",
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
 MEDIA = {
     "md": "text/markdown; charset=utf-8",
     "html": "text/html; charset=utf-8",
@@ -68,12 +94,16 @@ def create_app(
     def error(message: str, status: int = 400) -> JSONResponse:
         return JSONResponse({"error": message}, status_code=status)
 
-    async def page(request: Request) -> HTMLResponse:
+    async def page(request: Request) -> Response:
+        if token and "token" in request.query_params:
+            # The link `deepsift serve` printed: the token goes into a cookie, out of the URL
+            # (history, logs, a shared screen), and the page's requests carry it from there.
+            response = RedirectResponse("/", status_code=303)
+            response.set_cookie(
+                TOKEN_COOKIE, token, httponly=True, samesite="strict", secure=request.url.is_secure
+            )
+            return response
         text = (STATIC / "index.html").read_text(encoding="utf-8")
-        query = f"?token={quote(token)}" if token else ""
-        text = text.replace("{{query}}", html.escape(query)).replace(
-            "{{token}}", html.escape(token)
-        )
         text = text.replace("{{agents}}", "\n".join(map(_option, AGENTS.values())))
         return HTMLResponse(text, headers={"Cache-Control": "no-store"})
 
@@ -91,15 +121,27 @@ def create_app(
     async def start_run(request: Request) -> JSONResponse:
         try:
             asked = RunRequest.model_validate(await request.json())
-        except (ValueError, ValidationError) as e:
-            return error(f"a run needs JSON {{question, collections, length, language}}: {e}")
+        except ValidationError as e:
+            return error(f"a run's JSON: {one_line(e)}")
+        except ValueError:
+            return error("a run needs JSON {question, collections, length, language, agent}")
         try:
             run = await run_in_threadpool(runs.start, asked)
+        except QueueFull as e:
+            return error(str(e), 429)
         except UserError as e:
             return error(str(e))
         return JSONResponse(
             {"thread_id": run.record.thread_id, "status": run.record.status}, status_code=202
         )
+
+    async def cancel_run(request: Request) -> JSONResponse:
+        thread_id = request.path_params["thread_id"]
+        try:
+            run = runs.cancel(thread_id)
+        except UserError as e:
+            return error(str(e), 404)
+        return JSONResponse({"thread_id": thread_id, "status": run.record.status}, status_code=202)
 
     async def list_runs(request: Request) -> JSONResponse:
         return JSONResponse([record.model_dump() for record in runs.records()])
@@ -140,8 +182,12 @@ def create_app(
                     data = json.dumps(event["data"], ensure_ascii=False)
                     yield f"id: {sent}\nevent: {event['event']}\ndata: {data}\n\n"
                     sent += 1
-                    if event["event"] in ("result", "error"):
+                    if event["event"] in FINAL_EVENTS:
                         return
+                # Asked from past the run's last event (a reconnect after the end): nothing
+                # more will come.
+                if any(event["event"] in FINAL_EVENTS for event in run.events[-1:]):
+                    return
                 await asyncio.sleep(POLL)
 
         return StreamingResponse(
@@ -189,6 +235,7 @@ def create_app(
         Route("/api/runs", list_runs),
         Route("/api/runs", start_run, methods=["POST"]),
         Route("/api/runs/{thread_id}", get_run),
+        Route("/api/runs/{thread_id}/cancel", cancel_run, methods=["POST"]),
         Route("/api/runs/{thread_id}/events", events),
         Route("/api/runs/{thread_id}/report.{fmt}", report),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
@@ -302,22 +349,36 @@ class Guard:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+
+        async def with_headers(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                for name, value in SECURITY_HEADERS.items():
+                    headers.setdefault(name, value)
+            await send(message)
+
         request = Request(scope)
         refusal = self._refusal(request)
         if refusal:
             status, message = refusal
-            await JSONResponse({"error": message}, status_code=status)(scope, receive, send)
+            refused = JSONResponse({"error": message}, status_code=status)
+            await refused(scope, receive, with_headers)
             return
-        await self.app(scope, receive, send)
+        await self.app(scope, receive, with_headers)
 
     def _refusal(self, request: Request) -> tuple[int, str] | None:
         host = request.headers.get("host", "")
         if self.token:
             given = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
-            given = given or request.query_params.get("token", "")
+            given = given or request.cookies.get(TOKEN_COOKIE, "")
+            if request.url.path == "/":  # the printed link, once: it sets the cookie
+                given = given or request.query_params.get("token", "")
             if not hmac.compare_digest(given.encode(), self.token.encode()):
-                return 401, "this server needs its token: Authorization: Bearer T, or ?token=T"
-        elif urlsplit(f"//{host}").hostname not in LOOPBACK_NAMES:
+                return 401, (
+                    "this server needs its token: Authorization: Bearer T, or open the link "
+                    "deepsift serve printed"
+                )
+        elif not is_loopback(urlsplit(f"//{host}").hostname or ""):
             return 403, f"this server answers only on loopback names, not {host!r}"
         origin = request.headers.get("origin")
         if request.method not in ("GET", "HEAD") and origin and urlsplit(origin).netloc != host:

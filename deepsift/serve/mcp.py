@@ -18,7 +18,9 @@ from typing import Annotated, Any
 from urllib.parse import urlsplit
 from urllib.request import url2pathname
 
+import anyio
 import anyio.from_thread
+import anyio.to_thread
 from langchain_core.language_models import BaseChatModel
 from mcp import types
 from mcp.server import MCPServer
@@ -198,7 +200,7 @@ def build_server(settings: Settings) -> MCPServer:
         "(Markdown ending with ## Sources). Takes minutes; sends a progress notification per "
         "step. Returns the report, its sources and a thread_id for get_report."
     )
-    def research(
+    async def research(
         question: Annotated[str, Field(description="the question to research")],
         ctx: Context,
         sources: Annotated[
@@ -222,17 +224,29 @@ def build_server(settings: Settings) -> MCPServer:
                 steps += 1
                 send(steps, None, "\n".join(lines))
 
-        with _tool_errors(), resources.deps() as deps:
-            result = api.research(
-                question,
-                settings,
-                collections=sources or None,
-                length=length,
-                language=language,
-                on_update=on_update,
-                deps=deps,
-            )
-        return _report(result)
+        cancel = threading.Event()
+
+        def work() -> Report:
+            with _tool_errors(), resources.deps() as deps:
+                result = api.research(
+                    question,
+                    settings,
+                    collections=sources or None,
+                    length=length,
+                    language=language,
+                    on_update=on_update,
+                    deps=deps,
+                    cancel=cancel,
+                )
+            return _report(result)
+
+        try:
+            return await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
+        except anyio.get_cancelled_exc_class():
+            # The client cancelled the call: the run stops before its next model call or step
+            # (its finished steps saved under its thread id).
+            cancel.set()
+            raise
 
     @server.tool(description="The collections research can search: name, description, size.")
     def list_collections() -> list[CollectionInfo]:

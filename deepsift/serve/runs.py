@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 from rich.text import Text
 
 from deepsift.agents import agent
@@ -22,18 +22,25 @@ from deepsift.config import Length, Settings
 from deepsift.deps import Deps
 from deepsift.errors import UserError
 from deepsift.graph.sources import resolve_sources
-from deepsift.llm.models import endpoint_failure
+from deepsift.llm.models import RunCancelled, endpoint_failure
 from deepsift.report.export import body_html
 
 Status = Literal["queued", "running", "done", "paused", "failed", "stopped"]
 INDEX_FILE = "serve-runs.json"
+MAX_QUESTION_CHARS = 4_000
+MAX_WAITING = 20  # runs queued for a worker at once; more are refused until one starts
+FINAL_EVENTS = ("result", "error", "stopped")  # a run's stream ends with one of these
 log = logging.getLogger(__name__)
+
+
+class QueueFull(UserError):
+    """Too many runs wait already: HTTP 429, the caller may try again."""
 
 
 class RunRequest(BaseModel):
     """A research run asked for through the API; `thread_id` alone resumes that run."""
 
-    question: str = ""
+    question: str = Field("", max_length=MAX_QUESTION_CHARS)
     collections: list[str] = []  # sources, "web" among them; empty: every collection
     length: Length | None = None
     language: str | None = Field(None, max_length=40)
@@ -60,10 +67,18 @@ class Run:
     request: RunRequest
     events: list[dict[str, Any]] = field(default_factory=list)  # {"event", "data"}, in order
     position: int = 0  # its place in the queue when last told (0: not waiting for a worker)
+    cancel: threading.Event = field(default_factory=threading.Event)
 
     @property
     def ended(self) -> bool:
         return self.record.status not in ("queued", "running")
+
+
+def one_line(e: ValidationError) -> str:
+    """Pydantic's errors as one line: "field: what is wrong; ..."."""
+    return "; ".join(
+        f"{'.'.join(map(str, error['loc'])) or 'body'}: {error['msg']}" for error in e.errors()
+    )
 
 
 def one_line_error(e: Exception) -> str:
@@ -119,6 +134,11 @@ class Runs:
             if not question.strip():
                 raise UserError("the question is empty")
             resolve_sources(self.deps, request.collections or None)
+        if len(self._waiting) >= MAX_WAITING:
+            raise QueueFull(
+                f"{len(self._waiting)} runs are waiting already: start this one when one of "
+                "them has started"
+            )
         thread_id = request.thread_id or new_thread_id()
         record = RunRecord(
             thread_id=thread_id,
@@ -138,6 +158,15 @@ class Runs:
 
     def get(self, thread_id: str) -> Run | None:
         return self._runs.get(thread_id)
+
+    def cancel(self, thread_id: str) -> Run:
+        """Stop a queued or running run before its next model call or step; what it finished
+        is kept, and starting it again by its thread id resumes it."""
+        run = self._runs.get(thread_id)
+        if run is None or run.ended:
+            raise UserError(f"no run in progress has thread id {thread_id}")
+        run.cancel.set()
+        return run
 
     def records(self) -> list[RunRecord]:
         """Every run known, newest first."""
@@ -163,6 +192,10 @@ class Runs:
         record = run.record
         with self._lock:
             self._waiting.remove(record.thread_id)
+            if run.cancel.is_set():  # cancelled while it waited
+                self._tell_positions()
+                self._stopped(run)
+                return
             self._running += 1
             record.status, record.started = "running", time.time()
             self._save(record)
@@ -193,7 +226,12 @@ class Runs:
                 length=request.length,
                 language=request.language,
                 deps=self.deps,
+                cancel=run.cancel,
             )
+        except RunCancelled:
+            with self._lock:
+                self._stopped(run)
+            return
         except Exception as e:  # a run's failure is its error event, never the server's end
             if not isinstance(e, UserError) and endpoint_failure(e) is None:
                 log.exception("run %s failed", record.thread_id)
@@ -209,6 +247,14 @@ class Runs:
             self._save(record)
         self._emit(run, "result", result_payload(result))
 
+    def _stopped(self, run: Run) -> None:
+        """Record and tell that `run` stopped as asked (the caller holds the lock)."""
+        run.record.status, run.record.finished = "stopped", time.time()
+        run.record.error = "cancelled"
+        self._save(run.record)
+        message = "cancelled: start it again by its thread id to go on where it stopped"
+        self._emit(run, "stopped", {"message": message})
+
     def _read_index(self) -> dict[str, RunRecord]:
         try:
             rows = json.loads(self._index_path.read_text(encoding="utf-8"))
@@ -218,8 +264,12 @@ class Runs:
             log.warning("ignoring the run index %s: %s", self._index_path, e)
             return {}
         index = {}
-        for row in rows:
-            record = RunRecord.model_validate(row)
+        for n, row in enumerate(rows if isinstance(rows, list) else []):
+            try:
+                record = RunRecord.model_validate(row)
+            except ValidationError as e:  # one bad row costs that row, not the server
+                log.warning("ignoring row %d of %s: %s", n + 1, self._index_path, one_line(e))
+                continue
             if record.status in ("queued", "running"):  # the server stopped under it
                 record.status = "stopped"
             index[record.thread_id] = record

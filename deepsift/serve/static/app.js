@@ -2,19 +2,14 @@
 // excerpts, download it, reopen past runs, upload documents. No framework, no build step.
 "use strict";
 
-const token = document.body.dataset.token || "";
+// With a token, the server keeps it in a cookie (set by the link it printed): no request here
+// names it, no URL carries it.
 const $ = (id) => document.getElementById(id);
 let current = null; // {threadId, events, excerpts}
-
-function withToken(url) {
-  if (!token) return url;
-  return url + (url.includes("?") ? "&" : "?") + "token=" + encodeURIComponent(token);
-}
+const CONTROLS = ["length", "language", "agent"]; // kept across reloads, with the sources
 
 async function api(path, options = {}) {
-  const headers = Object.assign({}, options.headers || {});
-  if (token) headers.Authorization = "Bearer " + token;
-  const response = await fetch(path, Object.assign({}, options, { headers }));
+  const response = await fetch(path, options);
   const body = response.headers.get("content-type")?.includes("json") ? await response.json() : null;
   if (!response.ok) throw new Error((body && body.error) || response.statusText);
   return body;
@@ -44,13 +39,62 @@ async function loadCollections() {
       box.type = "checkbox";
       box.name = "source";
       box.value = source.name;
-      box.checked = true;
+      const unchecked = JSON.parse(localStorage.getItem("deepsift.unchecked") || "[]");
+      box.checked = !unchecked.includes(source.name);
+      box.addEventListener("change", keepControls);
       label.title = source.description || "";
       label.append(box, " " + source.name);
       sources.append(label);
     }
   } catch (e) {
     sources.replaceChildren(element("legend", "Sources"), element("span", e.message, "dim"));
+  }
+}
+
+function keepControls() {
+  for (const id of CONTROLS) localStorage.setItem("deepsift." + id, $(id).value);
+  const boxes = [...document.querySelectorAll("input[name=source]")];
+  const unchecked = boxes.filter((box) => !box.checked).map((box) => box.value);
+  localStorage.setItem("deepsift.unchecked", JSON.stringify(unchecked));
+}
+
+function restoreControls() {
+  for (const id of CONTROLS) {
+    const kept = localStorage.getItem("deepsift." + id);
+    const offered = !$(id).options || [...$(id).options].some((o) => o.value === kept);
+    if (kept !== null && offered) $(id).value = kept; // an agent no longer offered: the default
+    $(id).addEventListener("change", keepControls);
+  }
+}
+
+function runControls(threadId, status) {
+  $("cancel").hidden = !(status === "queued" || status === "running");
+  $("resume").hidden = !(status === "stopped" || status === "failed");
+  $("cancel").dataset.thread = threadId;
+  $("resume").dataset.thread = threadId;
+}
+
+async function cancelRun() {
+  try {
+    await api(`/api/runs/${$("cancel").dataset.thread}/cancel`, { method: "POST" });
+    say("cancelling: the run stops before its next step or model call…");
+  } catch (e) {
+    say(e.message, true);
+  }
+}
+
+async function resumeRun() {
+  const threadId = $("resume").dataset.thread;
+  try {
+    await api("/api/runs", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ thread_id: threadId }),
+    });
+    follow(threadId);
+    loadRuns();
+  } catch (e) {
+    say(e.message, true);
   }
 }
 
@@ -75,15 +119,24 @@ function follow(threadId) {
   $("steps").replaceChildren();
   $("result").hidden = true;
   say("starting…");
-  const source = new EventSource(withToken(`/api/runs/${threadId}/events`));
+  runControls(threadId, "queued");
+  const source = new EventSource(`/api/runs/${threadId}/events`);
   source.addEventListener("queued", (e) => {
     const place = JSON.parse(e.data).position;
     say(`waiting for the model: place ${place} in the queue`);
   });
   source.addEventListener("started", () => say("running…"));
   source.addEventListener("step", (e) => showStep(JSON.parse(e.data)));
+  source.addEventListener("stopped", (e) => {
+    source.close();
+    say("stopped: " + JSON.parse(e.data).message);
+    runControls(threadId, "stopped");
+    $("run").disabled = false;
+    loadRuns();
+  });
   source.addEventListener("result", (e) => {
     source.close();
+    runControls(threadId, "done");
     const result = JSON.parse(e.data);
     say(summary(result));
     showResult(threadId, result);
@@ -92,6 +145,7 @@ function follow(threadId) {
   });
   source.addEventListener("error", (e) => {
     source.close();
+    runControls(threadId, e.data ? "failed" : "done");
     $("run").disabled = false;
     if (e.data) say("error: " + JSON.parse(e.data).message, true);
     else say("lost the connection to the server", true);
@@ -108,8 +162,10 @@ function summary(result) {
 
 function showResult(threadId, result) {
   $("report").innerHTML = result.html; // rendered by the server from Markdown, raw HTML off
+  // A run that stopped or paused has no report to download yet.
+  $("exports").hidden = result.status !== "done" || !result.report;
   for (const link of document.querySelectorAll("#exports a")) {
-    link.href = withToken(`/api/runs/${threadId}/report.${link.dataset.format}`);
+    link.href = `/api/runs/${threadId}/report.${link.dataset.format}`;
   }
   $("result").hidden = false;
   current = { threadId, excerpts: result.excerpts || null };
@@ -167,6 +223,8 @@ async function openRun(run) {
   $("question").value = run.question;
   if (run.status === "queued" || run.status === "running") return follow(run.thread_id);
   $("steps").replaceChildren();
+  $("result").hidden = true;
+  runControls(run.thread_id, run.status);
   try {
     const saved = await api(`/api/runs/${run.thread_id}`);
     if (!saved.result) return say(`run ${run.thread_id}: ${run.status} ${run.error || ""}`);
@@ -179,6 +237,7 @@ async function openRun(run) {
 
 async function ask(event) {
   event.preventDefault();
+  keepControls();
   const request = {
     question: $("question").value,
     collections: chosenSources(),
@@ -227,11 +286,9 @@ async function upload(event) {
   const description = encodeURIComponent($("description").value);
   const replace = $("replace").checked ? "&replace=true" : "";
   log.textContent = "uploading…\n";
-  const headers = token ? { Authorization: "Bearer " + token } : {};
   const response = await fetch(`/api/collections/${collection}/files?description=${description}${replace}`, {
     method: "POST",
     body: form,
-    headers,
   });
   if (!response.ok) {
     const body = await response.json().catch(() => ({ error: response.statusText }));
@@ -262,6 +319,9 @@ function describe(name, data) {
 }
 
 $("question-form").addEventListener("submit", ask);
+$("cancel").addEventListener("click", cancelRun);
+$("resume").addEventListener("click", resumeRun);
+restoreControls();
 $("upload-form").addEventListener("submit", upload);
 $("report").addEventListener("click", (event) => {
   const link = event.target.closest("a.cite");
