@@ -178,6 +178,11 @@ class Settings(BaseSettings):
         False, description="let the fetcher reach loopback/private addresses (tests, intranets)"
     )
 
+    pdf_fonts: Annotated[list[Path], NoDecode] = Field(
+        [],
+        description="font files (TrueType/OpenType) a PDF report may draw characters from that "
+        "DejaVu Sans lacks, e.g. Noto Sans CJK (separated by the path separator, : on Linux)",
+    )
     mcp_ingest_folders: Annotated[list[Path], NoDecode] = Field(
         [],
         description="deepsift mcp: the folders its ingest tool may read, besides the client's "
@@ -201,7 +206,7 @@ class Settings(BaseSettings):
             return value
         return list(dict.fromkeys(filter(None, map(_domain, names))))
 
-    @field_validator("mcp_ingest_folders", mode="before")
+    @field_validator("mcp_ingest_folders", "pdf_fonts", mode="before")
     @classmethod
     def _folders(cls, value: Any) -> Any:
         return (

@@ -2,6 +2,7 @@
 
 import re
 from html.parser import HTMLParser
+from pathlib import Path
 
 import docx
 import pypdf
@@ -134,3 +135,37 @@ def test_research_refuses_an_output_folder_that_does_not_exist_before_it_runs(tm
     assert result.returncode == 2
     assert "folder missing/dir does not exist" in result.stderr
     assert not (tmp_path / "data" / "checkpoints.sqlite").exists()  # nothing ran
+
+
+CJK_REPORT = "# 报告\n\n港口的水位在2024年上升了 12 厘米 [1]。\n\n## Sources\n\n[1] 水位 — `a.md`\n"
+
+
+def _pdf_text(path) -> str:
+    return "".join(page.extract_text() for page in pypdf.PdfReader(path).pages)
+
+
+def test_a_pdf_without_a_font_for_the_report_s_script_says_so_at_its_top(tmp_path, monkeypatch):
+    from deepsift.report import export
+
+    monkeypatch.setattr(export, "FALLBACK_FONTS", ())  # only DejaVu Sans: no Chinese glyphs
+    path = tmp_path / "r.pdf"
+
+    write_report(CJK_REPORT + "\nA grin 😀.\n", path)
+
+    text = _pdf_text(path)
+    assert "this PDF cannot show" in text and "□" in text
+    assert "DEEPSIFT_PDF_FONTS" in text and "2024" in text and "12" in text
+
+
+def test_a_pdf_draws_chinese_with_a_cjk_font_of_the_system_or_the_setting(tmp_path):
+    from deepsift.report.export import FALLBACK_FONTS
+
+    found = [font for font in FALLBACK_FONTS if Path(font).is_file()]
+    if not found:
+        pytest.skip("no CJK font installed (fonts-droid-fallback or fonts-noto-cjk)")
+    path = tmp_path / "r.pdf"
+
+    write_report(CJK_REPORT, path, fonts=[Path(found[0])])
+
+    text = _pdf_text(path)
+    assert "港口的水位" in text and "this PDF cannot show" not in text

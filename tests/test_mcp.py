@@ -114,10 +114,14 @@ def test_bad_arguments_are_tool_errors_of_one_clear_line(tmp_path, scripted_llm)
                 ("ingest", {"paths": [str(tmp_path / "missing")], "collection": "9 lives"}),
                 ("ingest", {"paths": [str(CORPUS)], "collection": "notes"}),
                 ("research", {"question": QUESTION, "length": "epic"}),
+                ("research", {"question": 5}),
+                ("ingest", {"paths": "/a", "collection": "c"}),
+                ("get_report", {}),
             ]
             return [await client.call_tool(name, arguments) for name, arguments in calls]
 
-    unknown, empty, no_run, bad_name, none_allowed, bad_length = map(error_text, anyio.run(session))
+    answers = map(error_text, anyio.run(session))
+    unknown, empty, no_run, bad_name, none_allowed, bad_length, *bad_types = answers
 
     assert unknown.endswith("no collection named 'nope'; existing: none")
     assert empty.endswith("the question is empty")
@@ -132,7 +136,12 @@ def test_bad_arguments_are_tool_errors_of_one_clear_line(tmp_path, scripted_llm)
     )
     for line in (unknown, empty, no_run, bad_name, none_allowed):
         assert "\n" not in line and "Traceback" not in line
-    assert "length" in bad_length and "'brief', 'standard' or 'long'" in bad_length
+    assert bad_length == "length: Input should be 'brief', 'standard' or 'long'"
+    assert bad_types == [
+        "question: Input should be a valid string",
+        "paths: Input should be a valid list",
+        "thread_id: Field required",
+    ]
     assert scripted_llm.requests == []
 
 

@@ -2,8 +2,15 @@
 the rules that keep the server to its owner (token, loopback names, upload limits)."""
 
 import json
+import re
+import socket
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import httpx
 import pytest
 from starlette.testclient import TestClient
 
@@ -17,6 +24,12 @@ from fake_openai import FakeOpenAI
 from scripted import ScriptedResearcher
 
 QUESTION = "Why was Kestrel Works built and did it reduce phosphorus in Lake Veldmere?"
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
 def sse(body: str) -> list[tuple[str, dict]]:
@@ -183,23 +196,24 @@ def test_bad_run_requests_are_refused_in_one_line(client):
     assert client.get("/api/runs").json() == []
 
 
-def test_a_full_queue_refuses_more_runs_with_a_reason(settings: Settings, deps, monkeypatch):
-    from deepsift.serve import runs
-
-    monkeypatch.setattr(runs, "MAX_WAITING", 2)
+def test_runs_started_at_once_are_queued_up_to_a_bound_and_each_ends(settings: Settings, deps):
     with FakeOpenAI(ScriptedResearcher(), delay=0.2) as slow:
         paced = settings.model_copy(update={"llm_base_url": slow.url})
         app = create_app(paced, deps, workers=1)
         with TestClient(app, base_url="http://127.0.0.1:8000") as client:
-            answers = [client.post("/api/runs", json={"question": QUESTION}) for _ in range(6)]
+            asked = [{"question": f"{QUESTION} ({n})", "length": "brief"} for n in range(23)]
+            with ThreadPoolExecutor(23) as pool:  # at once, as 23 tabs would
+                answers = list(pool.map(lambda body: client.post("/api/runs", json=body), asked))
             accepted = [a.json()["thread_id"] for a in answers if a.status_code == 202]
-            for thread_id in accepted:
+            for thread_id in accepted[1:]:  # the waiting ones stop; the first runs to its end
                 client.post(f"/api/runs/{thread_id}/cancel")
-                run_events(client, thread_id)
+            ends = [run_events(client, thread_id)[-1][0] for thread_id in accepted]
 
-    codes = [a.status_code for a in answers]
-    assert codes.count(202) == 3 and codes.count(429) == 3, codes  # 1 running, 2 waiting
-    assert "runs are waiting already" in answers[-1].json()["error"]
+    codes = sorted(a.status_code for a in answers)
+    assert codes == [202] * 21 + [429] * 2, codes  # one running, twenty waiting
+    refused = [a.json()["error"] for a in answers if a.status_code == 429]
+    assert all("20 runs are waiting already" in error for error in refused)
+    assert ends[0] == "result" and set(ends[1:]) == {"stopped"}
 
 
 def test_a_cancelled_run_stops_says_so_and_resumes_by_its_thread_id(settings: Settings, deps):
@@ -410,3 +424,35 @@ def test_a_run_whose_endpoint_fails_ends_its_stream_with_a_one_line_error(
     assert name == "error" and "\n" not in data["message"]
     assert dead.url.removesuffix("/v1") in data["message"] and thread_id in data["message"]
     assert listed[0]["status"] == "failed" and listed[0]["error"] == data["message"]
+
+
+def test_serve_token_alone_makes_a_new_one_that_ps_never_shows(tmp_path: Path):
+    port = _free_port()
+    data = tmp_path / "data"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "deepsift", "serve", "--token", "--port", str(port)],
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "DEEPSIFT_DATA_DIR": str(data)},
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        printed = process.stderr.readline()
+        token = re.search(r"\?token=(\S+)", printed)[1]
+        command_line = Path(f"/proc/{process.pid}/cmdline").read_bytes().decode()
+        answers = []
+        for headers in ({}, {"Authorization": f"Bearer {token}"}):
+            for _ in range(100):  # until it listens
+                try:
+                    url = f"http://127.0.0.1:{port}/api/runs"
+                    answers.append(httpx.get(url, headers=headers, timeout=2).status_code)
+                    break
+                except httpx.TransportError:
+                    time.sleep(0.1)
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+    assert len(token) >= 20 and token not in command_line
+    assert answers == [401, 200]

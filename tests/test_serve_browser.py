@@ -1,6 +1,7 @@
 """The web app in a real headless browser: `deepsift serve` on a free loopback port against the
 scripted endpoint, driven through its page by Debian's Chromium (never a downloaded browser)."""
 
+import io
 import os
 import socket
 import subprocess
@@ -8,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 
+import docx
 import httpx
 import pytest
 
@@ -30,7 +32,12 @@ NOTES = {
     "lake.md": "# Lake Veldmere\n\nAfter Kestrel Works opened, total phosphorus in Lake "
     "Veldmere fell from 92 to 61 micrograms per litre between 2022 and 2025, and blue-green "
     "algae blooms became shorter.\n",
+    # A hostile document: its title and text carry markup that must stay text everywhere.
+    "notes/hostile.md": '# Kestrel <img src=x onerror="window.pwned=1"> notes\n\nKestrel Works '
+    "minutes <script>window.pwned=2</script> say the Orrin plant cost 47 million euros "
+    '<a href="javascript:window.pwned=3" onclick="window.pwned=4">here</a>.\n',
 }
+TOKEN = "t0k3n-for-the-browser-test"
 
 
 def free_port() -> int:
@@ -41,40 +48,46 @@ def free_port() -> int:
 
 @pytest.fixture
 def server(tmp_path: Path):
-    """`deepsift serve` on a free loopback port, its model the scripted endpoint."""
+    """`deepsift serve` on a free loopback port behind a token (given by environment, never on
+    its command line), its model the scripted endpoint, a little slow so a run can be
+    cancelled. Yields the page's address and the server's log."""
     port = free_port()
-    with FakeOpenAI(ScriptedResearcher()) as llm:
+    log = tmp_path / "serve.log"
+    with FakeOpenAI(ScriptedResearcher(), delay=0.1) as llm, log.open("w") as errors:
         environment = {
             "PATH": "/usr/bin:/bin",
             "HOME": str(tmp_path),
             "DEEPSIFT_DATA_DIR": str(tmp_path / "data"),
             "DEEPSIFT_LLM_BASE_URL": llm.url,
             "DEEPSIFT_LLM_API_KEY": "test",
+            "DEEPSIFT_LLM_CONCURRENCY": "1",
+            "DEEPSIFT_SERVE_TOKEN": TOKEN,
         }
         process = subprocess.Popen(
             [sys.executable, "-m", "deepsift", "serve", "--port", str(port)],
             env=environment,
             cwd=tmp_path,
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
+            stderr=errors,
             text=True,
         )
         url = f"http://127.0.0.1:{port}/"
         try:
-            _wait_until_up(url, process)
-            yield url
+            _wait_until_up(url, process, log)
+            yield url, log
         finally:
             process.terminate()
             process.wait(timeout=30)
 
 
-def _wait_until_up(url: str, process: subprocess.Popen, seconds: float = 60) -> None:
+def _wait_until_up(url: str, process: subprocess.Popen, log: Path, seconds: float = 60) -> None:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise AssertionError(f"deepsift serve exited: {process.stderr.read()}")
+            raise AssertionError(f"deepsift serve exited: {log.read_text()}")
         try:
-            if httpx.get(url, timeout=1).status_code == 200:
+            headers = {"Authorization": f"Bearer {TOKEN}"}
+            if httpx.get(url + "api/runs", headers=headers, timeout=1).status_code == 200:
                 return
         except httpx.TransportError:
             pass
@@ -82,15 +95,17 @@ def _wait_until_up(url: str, process: subprocess.Popen, seconds: float = 60) -> 
     raise AssertionError(f"deepsift serve did not answer at {url} within {seconds} s")
 
 
-def test_the_page_uploads_runs_shows_steps_opens_a_citation_and_downloads_the_pdf(
-    server: str, tmp_path: Path
-):
+def test_a_user_s_whole_path_through_the_page(server, tmp_path: Path):
+    """Upload a folder's files, run, watch the steps, open a citation, download all four
+    formats, reload and find the run, cancel a run and resume it; a hostile document's markup
+    never runs; the token never appears in a URL the page uses."""
     from playwright.sync_api import expect, sync_playwright
 
-    files = []
+    url, log = server
+    folder = tmp_path / "upload"
     for name, text in NOTES.items():
-        files.append(tmp_path / name)
-        files[-1].write_text(text, encoding="utf-8")
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text, encoding="utf-8")
 
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
@@ -98,13 +113,17 @@ def test_the_page_uploads_runs_shows_steps_opens_a_citation_and_downloads_the_pd
         )
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 900}, accept_downloads=True)
-            page.goto(server)
+            asked = []
+            page.on("request", lambda request: asked.append(request.url))
+            page.goto(f"{url}?token={TOKEN}")  # the link deepsift serve prints
+            assert TOKEN not in page.url
 
             page.fill("#collection", "lake")
             page.fill("#description", "Lake Veldmere and the Kestrel Works plant")
-            page.set_input_files("#files", [str(path) for path in files])
+            page.set_input_files("#folder", str(folder))
             page.click("#upload-form button")
-            expect(page.locator("#upload-log")).to_contain_text("done: 2 added", timeout=30_000)
+            expect(page.locator("#upload-log")).to_contain_text("done: 3 added", timeout=30_000)
+            expect(page.locator("#upload-log")).to_contain_text("notes/hostile.md: added")
             expect(page.locator("#sources input[value=lake]")).to_be_checked()
 
             page.fill("#question", "Why was Kestrel Works built, and did it help Lake Veldmere?")
@@ -112,25 +131,52 @@ def test_the_page_uploads_runs_shows_steps_opens_a_citation_and_downloads_the_pd
             page.click("#run")
             expect(page.locator("#steps li")).not_to_have_count(0, timeout=30_000)
             page.wait_for_function("document.querySelectorAll('#steps li').length >= 3")
-            expect(page.locator("#report a.cite").first).to_be_visible(timeout=30_000)
+            expect(page.locator("#report a.cite").first).to_be_visible(timeout=60_000)
             steps = page.locator("#steps li").all_inner_texts()
             assert steps[0].startswith("sub-queries") and any(s.startswith("route") for s in steps)
             assert any(s.startswith("report written") for s in steps)
 
-            page.locator("#report a.cite").first.click()
-            excerpt = page.locator(".excerpt blockquote").first
-            expect(excerpt).to_be_visible()
-            assert "Kestrel Works" in excerpt.inner_text() or "Veldmere" in excerpt.inner_text()
+            for link in page.locator("#report a.cite").all():
+                link.click()
+            excerpts = " ".join(page.locator(".excerpt").all_inner_texts())
+            assert "Kestrel Works" in excerpts or "Veldmere" in excerpts
             expect(page.locator(".excerpt .dim").first).to_contain_text("passage")
-            expect(page.locator("#runs li")).to_have_count(1)
             screenshot = Path(SCREENSHOT) if SCREENSHOT else tmp_path / "serve.png"
             page.screenshot(path=str(screenshot), full_page=True)
 
-            with page.expect_download() as download:
-                page.click("#exports a[data-format=pdf]")
-            pdf = Path(download.value.path()).read_bytes()
+            downloads = {}
+            for fmt in ("md", "html", "pdf", "docx"):
+                with page.expect_download() as download:
+                    page.click(f"#exports a[data-format={fmt}]")
+                downloads[fmt] = Path(download.value.path()).read_bytes()
+            # The HTML export, opened as a page: the document's markup is text there too.
+            exported = browser.new_page()
+            exported.set_content(downloads["html"].decode())
+            assert exported.evaluate("window.pwned") is None
+            exported.close()
+
+            page.reload()
+            expect(page.locator("#runs li")).to_have_count(1)
+            assert page.locator("#length").input_value() == "brief"  # kept across the reload
+            page.locator("#runs li").first.click()
+            expect(page.locator("#report a.cite").first).to_be_visible()
+
+            page.fill("#question", "What did Kestrel Works cost?")
+            page.click("#run")
+            page.click("#cancel")
+            expect(page.locator("#status")).to_contain_text("stopped", timeout=30_000)
+            expect(page.locator("#exports")).to_be_hidden()
+            page.click("#resume")
+            expect(page.locator("#status")).to_contain_text("done", timeout=60_000)
+            expect(page.locator("#exports")).to_be_visible()
+            assert page.evaluate("window.pwned") is None
         finally:
             browser.close()
 
-    assert pdf.startswith(b"%PDF")
+    assert downloads["md"].decode().count("## Sources") == 1
+    assert downloads["html"].startswith(b"<!DOCTYPE html>") and b"<script>" not in downloads["html"]
+    assert downloads["pdf"].startswith(b"%PDF") and downloads["docx"].startswith(b"PK")
+    assert docx.Document(io.BytesIO(downloads["docx"])).paragraphs
     assert os.path.getsize(screenshot) > 10_000
+    assert not [address for address in asked if TOKEN in address][1:]  # only the link itself
+    assert TOKEN not in log.read_text().replace(f"?token={TOKEN}", "")

@@ -212,8 +212,11 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=_positive, default=8000)
     serve.add_argument(
         "--token",
-        default="",
-        help="every request must carry it (required off loopback; default: DEEPSIFT_SERVE_TOKEN)",
+        nargs="?",
+        const="",  # --token alone
+        default=None,
+        help="every request must carry it (required off loopback); without a value, a new random "
+        "one, printed in the link (default: DEEPSIFT_SERVE_TOKEN; a value here shows in ps)",
     )
     serve.set_defaults(run=run_serve)
 

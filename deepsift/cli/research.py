@@ -65,7 +65,7 @@ def run_research(args: argparse.Namespace, settings: Settings) -> int:
         return 0
     if args.output:
         try:
-            write_report(result.report, args.output, args.format)
+            write_report(result.report, args.output, args.format, fonts=settings.pdf_fonts)
         except OSError as e:
             print(result.report)  # never lose a finished report
             raise UserError(

@@ -1,6 +1,7 @@
 """`deepsift serve`: the web app on a loopback address, or elsewhere only behind a token."""
 
 import argparse
+import secrets
 import sys
 
 from deepsift.cli.console import err
@@ -10,11 +11,21 @@ from deepsift.serve import is_loopback
 
 
 def run_serve(args: argparse.Namespace, settings: Settings) -> int:
-    token = args.token or settings.serve_token
+    if args.token == "":  # --token alone
+        token = secrets.token_urlsafe(18)
+    else:
+        token = args.token or settings.serve_token
+        if args.token:
+            err.print(
+                "note: a token on the command line shows in ps; give it by DEEPSIFT_SERVE_TOKEN, "
+                "or --token alone for a new one",
+                highlight=False,
+                soft_wrap=True,
+            )
     if not is_loopback(args.host) and not token:
         raise UserError(
             f"--host {args.host} is reachable from other machines: give a token that every "
-            "request must carry (--token T, or DEEPSIFT_SERVE_TOKEN)"
+            "request must carry (--token for a new one, or DEEPSIFT_SERVE_TOKEN)"
         )
     try:
         import uvicorn

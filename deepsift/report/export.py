@@ -12,6 +12,8 @@ import os
 import re
 import tempfile
 import unicodedata
+from collections.abc import Sequence
+from functools import cache
 from pathlib import Path
 
 from markdown_it import MarkdownIt
@@ -48,9 +50,11 @@ def check_output(path: Path) -> None:
         raise UserError(f"-o {path}: folder {path.parent} does not exist; create it first")
 
 
-def write_report(report: str, path: Path, fmt: str | None = None, title: str = "") -> None:
+def write_report(
+    report: str, path: Path, fmt: str | None = None, title: str = "", fonts: Sequence[Path] = ()
+) -> None:
     """Write `report` (Markdown) to `path` in `fmt` (default: by extension), all or nothing."""
-    data = report_bytes(report, report_format(path, fmt), title)
+    data = report_bytes(report, report_format(path, fmt), title, fonts)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
         with os.fdopen(handle, "wb") as file:
@@ -61,14 +65,15 @@ def write_report(report: str, path: Path, fmt: str | None = None, title: str = "
         raise
 
 
-def report_bytes(report: str, fmt: str, title: str = "") -> bytes:
-    """`report` (Markdown) as a file of format `fmt`, one of FORMATS."""
+def report_bytes(report: str, fmt: str, title: str = "", fonts: Sequence[Path] = ()) -> bytes:
+    """`report` (Markdown) as a file of format `fmt`, one of FORMATS; `fonts`: TrueType or
+    OpenType files the PDF may draw characters from (setting pdf_fonts)."""
     if fmt == "md":
         return report.encode()
     if fmt == "html":
         return to_html(report, title).encode()
     if fmt == "pdf":
-        return to_pdf(report)
+        return to_pdf(report, fonts)
     if fmt == "docx":
         return to_docx(report)
     raise ValueError(f"no report format {fmt!r}")
@@ -103,7 +108,10 @@ def to_html(report: str, title: str = "") -> str:
     )
 
 
-def to_pdf(report: str) -> bytes:
+def to_pdf(report: str, fonts: Sequence[Path] = ()) -> bytes:
+    """The report as a PDF: DejaVu Sans, then `fonts` and the system's CJK fonts for what it
+    lacks. Characters no font here has are drawn as □, and a note at the top says how many and
+    where they are kept (never dropped without a word)."""
     from fpdf import FPDF
 
     pdf = FPDF()
@@ -113,11 +121,59 @@ def to_pdf(report: str) -> bytes:
     page = _parser().render(report)
     if family is None:  # the core fonts hold Latin-1 only
         pdf.set_font("helvetica", size=11)
-        page = _latin1(page)
-    else:
-        pdf.set_font(family, size=11)
+        pdf.write_html(_latin1(page))
+        return bytes(pdf.output())
+    covered = _characters(_unicode_font_file())
+    fallbacks = []
+    for n, path in enumerate([*fonts, *map(Path, FALLBACK_FONTS)]):
+        shown = _characters(path)
+        if shown and not (_used(report) - covered).isdisjoint(shown):
+            pdf.add_font(f"fallback{n}", fname=str(path))
+            fallbacks.append(f"fallback{n}")
+            covered |= shown
+    if fallbacks:
+        pdf.set_fallback_fonts(fallbacks, exact_match=False)
+    pdf.set_font(family, size=11)
+    if missing := sorted(_used(report) - covered):
+        page = page.translate({ord(c): "□" for c in missing})
+        sample = " ".join(missing[:8])
+        page = (
+            f"<p><b>Note:</b> this PDF cannot show {len(missing)} kind(s) of character of the "
+            f"report (drawn as □: {html.escape(sample)}): no font here has them. The HTML and "
+            "Word downloads keep them; or set DEEPSIFT_PDF_FONTS to a font file that has them "
+            "(Noto Sans CJK for Chinese and Japanese).</p>" + page
+        )
     pdf.write_html(page)
     return bytes(pdf.output())
+
+
+# Where Linux distributions put fonts for the scripts DejaVu Sans lacks (Chinese, Japanese,
+# Korean): Noto CJK (fonts-noto-cjk), Droid Sans Fallback (fonts-droid-fallback), WenQuanYi.
+FALLBACK_FONTS = (
+    "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
+    "/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf",
+    "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",
+    "/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc",
+)
+
+
+def _used(report: str) -> set[str]:
+    """The characters a report draws (not spaces or controls)."""
+    return {c for c in report if not unicodedata.category(c).startswith(("C", "Z"))}
+
+
+@cache
+def _characters(path: Path | None) -> frozenset[str]:
+    """The characters a font file has glyphs for; none when it is absent or unreadable."""
+    if path is None or not path.is_file():
+        return frozenset()
+    from fontTools.ttLib import TTFont
+
+    try:
+        with TTFont(str(path), fontNumber=0, lazy=True) as font:
+            return frozenset(map(chr, font.getBestCmap()))
+    except Exception:  # fontTools raises many types for a file that is not a font
+        return frozenset()
 
 
 _FONT_STYLES = {"": "", "B": "-Bold", "I": "-Oblique", "BI": "-BoldOblique"}
@@ -125,18 +181,27 @@ _FONT_STYLES = {"": "", "B": "-Bold", "I": "-Oblique", "BI": "-BoldOblique"}
 
 def _unicode_font(pdf) -> str | None:
     """DejaVu Sans, from matplotlib's data or the system's fonts, when either is there."""
+    folder = _dejavu_folder()
+    if folder is None:
+        return None
+    for style, suffix in _FONT_STYLES.items():
+        pdf.add_font("dejavu", style=style, fname=str(folder / f"DejaVuSans{suffix}.ttf"))
+    return "dejavu"
+
+
+def _unicode_font_file() -> Path | None:
+    folder = _dejavu_folder()
+    return folder / "DejaVuSans.ttf" if folder else None
+
+
+def _dejavu_folder() -> Path | None:
     folders = [Path("/usr/share/fonts/truetype/dejavu")]
     spec = importlib.util.find_spec("matplotlib")
     if spec and spec.submodule_search_locations:
         folders.insert(0, Path(next(iter(spec.submodule_search_locations)), "mpl-data/fonts/ttf"))
     for folder in folders:
-        files = {
-            style: folder / f"DejaVuSans{suffix}.ttf" for style, suffix in _FONT_STYLES.items()
-        }
-        if all(file.is_file() for file in files.values()):
-            for style, file in files.items():
-                pdf.add_font("dejavu", style=style, fname=str(file))
-            return "dejavu"
+        if all((folder / f"DejaVuSans{suffix}.ttf").is_file() for suffix in _FONT_STYLES.values()):
+            return folder
     return None
 
 

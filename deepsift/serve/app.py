@@ -202,7 +202,7 @@ def create_app(
         if not result or not result["report"]:
             return error(f"run {thread_id} has no report (yet)", 404)
         text = result["report"]
-        data = await run_in_threadpool(report_bytes, text, fmt)
+        data = await run_in_threadpool(report_bytes, text, fmt, "", settings.pdf_fonts)
         disposition = f'attachment; filename="deepsift-{thread_id}.{fmt}"'
         return Response(data, media_type=MEDIA[fmt], headers={"Content-Disposition": disposition})
 

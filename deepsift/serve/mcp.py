@@ -27,7 +27,7 @@ from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 from rich.text import Text
 
 from deepsift import api
@@ -37,6 +37,7 @@ from deepsift.deps import Deps
 from deepsift.errors import UserError
 from deepsift.ingest.loaders import SUPPORTED
 from deepsift.llm.models import Embedder, chat_model, endpoint_failure, get_embedder
+from deepsift.serve.runs import one_line
 from deepsift.store import CollectionInfo, Store
 from deepsift.web import WEB, web_configured
 
@@ -190,9 +191,22 @@ def _allowed_path(path: str, allowed: list[Path]) -> Path:
     return given
 
 
+class _OneLineErrors(MCPServer):
+    """The SDK's server, whose refusal of a tool's arguments is one line naming the field
+    ("length: Input should be 'brief', 'standard' or 'long'"), not pydantic's report."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as e:
+            if isinstance(e.__cause__, ValidationError):
+                raise ToolError(one_line(e.__cause__)) from e.__cause__
+            raise
+
+
 def build_server(settings: Settings) -> MCPServer:
     resources = _Resources(settings)
-    server = MCPServer("deepsift", instructions=INSTRUCTIONS, log_level="WARNING")
+    server = _OneLineErrors("deepsift", instructions=INSTRUCTIONS, log_level="WARNING")
     web = f" and {WEB!r} (the web)" if web_configured(settings) else ""
 
     @server.tool(
