@@ -329,6 +329,8 @@ def build_server(settings: Settings) -> MCPServer:
                     if not existed and store.exists(collection):
                         store.drop(collection)  # nothing in it: not left behind
                     reasons = "; ".join(f"{f.source}: {f.error}" for f in report.files[:3])
+                    kinds = " ".join(sorted(SUPPORTED))
+                    reasons = reasons or f"no file of a type it reads ({kinds}) under the paths"
                     raise UserError(f"nothing was ingested: {reasons}")
         files = [
             IngestedFile(path=f.source, status=f.status, chunks=f.chunks, error=f.error)
