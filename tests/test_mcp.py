@@ -136,6 +136,7 @@ def test_bad_arguments_are_tool_errors_of_one_clear_line(tmp_path, scripted_llm)
     )
     for line in (unknown, empty, no_run, bad_name, none_allowed):
         assert "\n" not in line and "Traceback" not in line
+        assert not line.startswith("Error executing tool"), line  # the user's line, as it is
     assert bad_length == "length: Input should be 'brief', 'standard' or 'long'"
     assert bad_types == [
         "question: Input should be a valid string",

@@ -25,7 +25,7 @@ from langchain_core.language_models import BaseChatModel
 from mcp import types
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from pydantic import BaseModel, Field, ValidationError
 from rich.text import Text
@@ -192,16 +192,19 @@ def _allowed_path(path: str, allowed: list[Path]) -> Path:
 
 
 class _OneLineErrors(MCPServer):
-    """The SDK's server, whose refusal of a tool's arguments is one line naming the field
-    ("length: Input should be 'brief', 'standard' or 'long'"), not pydantic's report."""
+    """The SDK's server, whose tool errors are the line the user reads: a refused argument as
+    "length: Input should be 'brief', 'standard' or 'long'" (not pydantic's report), a tool's
+    own error without the SDK's "Error executing tool NAME: " before it."""
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         try:
             return await super().call_tool(name, arguments, context)
+        except UnexpectedToolError:
+            raise  # a bug: the SDK's generic error, its traceback on stderr
         except ToolError as e:
             if isinstance(e.__cause__, ValidationError):
                 raise ToolError(one_line(e.__cause__)) from e.__cause__
-            raise
+            raise ToolError(str(e).removeprefix(f"Error executing tool {name}: ")) from e
 
 
 def build_server(settings: Settings) -> MCPServer:

@@ -134,11 +134,6 @@ class Runs:
             if not question.strip():
                 raise UserError("the question is empty")
             resolve_sources(self.deps, request.collections or None)
-        if len(self._waiting) >= MAX_WAITING:
-            raise QueueFull(
-                f"{len(self._waiting)} runs are waiting already: start this one when one of "
-                "them has started"
-            )
         thread_id = request.thread_id or new_thread_id()
         record = RunRecord(
             thread_id=thread_id,
@@ -148,7 +143,12 @@ class Runs:
             created=time.time(),
         )
         run = Run(record, request)
-        with self._lock:
+        with self._lock:  # counted and queued at once: runs asked together cannot all slip in
+            if len(self._waiting) >= MAX_WAITING:
+                raise QueueFull(
+                    f"{len(self._waiting)} runs are waiting already: start this one when one "
+                    "of them has started"
+                )
             self._runs[thread_id] = run
             self._waiting.append(thread_id)
             self._save(record)
