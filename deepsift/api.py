@@ -20,7 +20,7 @@ from deepsift.config import LENGTHS, Length, Settings
 from deepsift.deps import Deps
 from deepsift.errors import RunStopped, UserError
 from deepsift.llm import replies
-from deepsift.llm.models import cancelled_by, check_cancelled, endpoint_failure
+from deepsift.llm.models import cancelled_by, endpoint_failure
 from deepsift.records import Usage
 
 
@@ -292,7 +292,6 @@ def _advance(
             for node, change in update.items():
                 if on_update and isinstance(change, dict):
                     on_update(node, change)
-            check_cancelled()
         saved = graph.get_state(config)
         waiting = [pause.value for pause in saved.interrupts]
         plan = reviewer(waiting[0]) if waiting and reviewer else None

@@ -274,9 +274,10 @@ def test_an_agent_s_search_follows_the_names_its_best_hit_mentions(tmp_path):
 
     deps = _painters(tmp_path)
     query = "Orla Venn studied painting"
-    found, read, _, _ = search_routed(query, ["notes"], deps, {}, 5)
+    searched = search_routed(query, ["notes"], deps, {}, 5)
     deps.store.close()
 
+    found, read = searched.chunks, searched.best
     page = next(c for c in found.values() if c.title == "Tam Reid" and c.link_rank is not None)
     assert page.query == "Tam Reid"  # found by the hop, not by the query
     assert read[0].query == query and "Tam Reid" in [c.title for c in read]

@@ -90,9 +90,12 @@ def test_research_with_searxng_and_no_tavily_key_cites_its_results(
     # The page that answers the question is cited (the other is read, and not relevant).
     assert site.url + "/kestrel-history" in cited
     assert f"{site.url}/kestrel-history" in result.report.split("## Sources")[1]
-    # The same pipeline as Tavily's: every phrasing searched, pages read in full, dates shown.
+    # The same pipeline as Tavily's: every phrasing searched (the question's too: the web was
+    # named), pages read in full, dates shown.
     assert sorted(p["q"] for p in searxng.params) == sorted(
-        f"{q}{suffix}" for q in SUB_QUERIES for suffix in ("", " (phrasing 1)", " (phrasing 2)")
+        f"{q}{suffix}"
+        for q in [QUESTION, *SUB_QUERIES]
+        for suffix in ("", " (phrasing 1)", " (phrasing 2)")
     )
     assert all(p["format"] == "json" for p in searxng.params)
     assert site.hits["/kestrel-history"] == 1

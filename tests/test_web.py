@@ -1,3 +1,4 @@
+import json
 import re
 
 import pytest
@@ -9,8 +10,10 @@ from deepsift.deps import Deps
 from deepsift.errors import UserError
 from deepsift.llm.models import chat_model, get_embedder
 
+from conftest import CORPUS, run_cli
+from fake_openai import FakeOpenAI
 from fake_web import BODY_SENTENCE, KEY, FakeSite, FakeTavily
-from scripted import SUB_QUERIES
+from scripted import SUB_QUERIES, ScriptedSearchO1
 
 QUESTION = "Why was Kestrel Works built and what did it cost?"
 
@@ -210,3 +213,47 @@ def test_with_a_key_the_router_is_offered_the_web(tmp_path, scripted_llm, sample
 
     off = research(QUESTION, deps.settings, max_iterations=1, web=False, deps=deps)
     assert off.sources and all(s.source.startswith("/") for s in off.sources)
+
+
+def test_the_cli_s_web_flag_searches_the_web_beside_one_matching_collection(
+    tmp_path, scripted_llm, tavily
+):
+    """The reproduction in the issue: one local collection whose description matches, a
+    search endpoint, `research --web --json`; the web must be searched and say what it found."""
+    data = tmp_path / "data"
+    env = {
+        "DEEPSIFT_LLM_BASE_URL": scripted_llm.url,
+        "DEEPSIFT_LLM_API_KEY": "test",
+        "DEEPSIFT_TAVILY_API_KEY": KEY,
+        "DEEPSIFT_TAVILY_BASE_URL": tavily.url,
+        "DEEPSIFT_WEB_ALLOW_PRIVATE_HOSTS": "true",
+    }
+    science = str(CORPUS / "science")
+    description = "History of Lake Veldmere and the Kestrel Works plant"
+    ingested = run_cli(
+        "ingest", science, "--collection", "lake", "--description", description, data=data, **env
+    )
+    assert ingested.returncode == 0, ingested.stderr
+
+    done = run_cli("research", QUESTION, "--web", "--json", data=data, **env)
+
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert QUESTION in tavily.queries
+    assert any(said.startswith(f"“{QUESTION}”: ") for said in result["web_searches"])
+    assert "The web was searched: " in result["report"]
+    assert "search web: " in done.stderr  # the live view says so too
+
+
+def test_asked_for_the_web_search_o1_searches_the_question_there_too(
+    tmp_path, sample_store, tavily
+):
+    with FakeOpenAI(ScriptedSearchO1(["Kestrel Works budget"])) as llm:
+        deps = web_deps(tmp_path, llm.url, sample_store, tavily)
+        result = research(
+            QUESTION, deps.settings, agent="search-o1", collections=["science"], web=True, deps=deps
+        )
+
+    assert QUESTION in tavily.queries
+    assert any(said.startswith(f"“{QUESTION}”: ") for said in result.web_searches)
+    assert "The web was searched: " in result.report

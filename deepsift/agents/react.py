@@ -33,6 +33,7 @@ from deepsift.graph.steps import step
 from deepsift.llm.structured import strip_thinking
 from deepsift.prompts import react as prompt
 from deepsift.records import Chunk, Usage, usage_of
+from deepsift.report.citations import web_remark
 from deepsift.report.excerpts import numbered
 from deepsift.report.short import short_report
 from deepsift.text.marks import mark
@@ -179,9 +180,10 @@ def search(state: ReActState, deps: Deps) -> dict:
         shown = ", ".join(map(mark, searched[query.casefold()])) or "(none)"
         observation = prompt.ALREADY_SEARCHED.format(numbers=shown)
         return {"actions": [_observed(pending, observation, "searched already")]}
-    chunks, best, usage, notes = inline_search.search_routed(
+    found = inline_search.search_routed(
         query, state.get("sources_to_search"), deps, state.get("chunks", {}), EXCERPTS_PER_SEARCH
     )
+    best = found.best
     new = [chunk for chunk in best if chunk.id not in state.get("numbers", {})]
     numbers = inline_search.with_numbers(state.get("numbers", {}), best)
     observation = _excerpts(best, new, numbers) or prompt.NOTHING_FOUND
@@ -190,11 +192,12 @@ def search(state: ReActState, deps: Deps) -> dict:
         "actions": [_observed(pending, observation, summary or "nothing found")],
         "sub_queries": [query],
         "searched": {**searched, query.casefold(): [numbers[c.id] for c in best]},
-        "chunks": chunks,
+        "chunks": found.chunks,
         "numbers": numbers,
         "iteration": state.get("iteration", 0) + 1,
-        "usage": usage,
-        "notes": notes,
+        "usage": found.usage,
+        "notes": found.notes,
+        "web_searches": found.web_searches,
     }
 
 
@@ -287,7 +290,7 @@ def _sampled_answer(text: str) -> str:
 
 def finish(state: ReActState, deps: Deps) -> dict:
     """A short report citing the excerpts the run read; a voted answer says so in its Notes."""
-    remarks = []
+    remarks = web_remark(state.get("web_searches", []))
     votes = state.get("votes", {})
     if state.get("answered_by") == "self-consistency":
         remarks.append(

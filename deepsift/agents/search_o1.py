@@ -26,6 +26,7 @@ from deepsift.llm.structured import strip_thinking
 from deepsift.nodes.answer import answer as answer_from_excerpts
 from deepsift.prompts import search_o1 as prompt
 from deepsift.records import Chunk, Usage, usage_of
+from deepsift.report.citations import web_remark
 from deepsift.report.excerpts import numbered
 from deepsift.report.short import short_report
 from deepsift.text.queries import clean_queries
@@ -117,20 +118,22 @@ def search(state: SearchO1State, deps: Deps) -> dict:
         return _result(findings[query.casefold()])
     if state.get("iteration", 0) >= max_searches:
         return {"turns": [Turn(role="user", content=prompt.LIMIT_REACHED)]}
-    chunks, best, usage, notes = inline_search.search_routed(
+    found = inline_search.search_routed(
         query, state.get("sources_to_search"), deps, state.get("chunks", {}), EXCERPTS_PER_SEARCH
     )
+    best = found.best
     numbers = inline_search.with_numbers(state.get("numbers", {}), best)
     condensed, cost = _read_documents(state, query, best, numbers, deps)
     return {
         **_result(condensed),
         "sub_queries": [query],
         "findings": {**findings, query.casefold(): condensed},
-        "chunks": chunks,
+        "chunks": found.chunks,
         "numbers": numbers,
         "iteration": state.get("iteration", 0) + 1,
-        "usage": usage + cost,
-        "notes": notes,
+        "usage": found.usage + cost,
+        "notes": found.notes,
+        "web_searches": found.web_searches,
     }
 
 
@@ -153,7 +156,12 @@ def finish(state: SearchO1State, deps: Deps) -> dict:
         found = answer_from_excerpts(state, deps)
         answer, usage, answered_by = found["answer"] or answer, usage + found["usage"], "excerpts"
     report, sources, cost = short_report(
-        state["question"], answer, _report_excerpts(state), state.get("notes", []), deps
+        state["question"],
+        answer,
+        _report_excerpts(state),
+        state.get("notes", []),
+        deps,
+        web_remark(state.get("web_searches", [])),
     )
     return {
         "answer": answer,

@@ -14,7 +14,14 @@ from deepsift.web import WEB, WEB_DESCRIPTION, web_missing
 if TYPE_CHECKING:
     from deepsift.deps import Deps
 
-__all__ = ["WEB", "WEB_DESCRIPTION", "all_sources", "available_sources", "resolve_sources"]
+__all__ = [
+    "WEB",
+    "WEB_DESCRIPTION",
+    "all_sources",
+    "asked_for_web",
+    "available_sources",
+    "resolve_sources",
+]
 
 # Evaluation corpora that `deepsift eval` built among the user's collections before they got a
 # store of their own (deepsift.eval.runner.corpus_store): searched only when named.
@@ -63,3 +70,9 @@ def resolve_sources(deps: "Deps", names: list[str] | None, web: bool | None = No
             raise StoreError(f"no collection named {name!r}; existing: {existing}")
         deps.store.check_embedder(name, deps.embedder)
     return sources
+
+
+def asked_for_web(named: list[str] | None, web: bool | None, sources: list[str]) -> bool:
+    """The run asked for the web (`--web`, or "web" named), not only has it set up: the
+    question itself is then searched there, whatever routing does with the rest."""
+    return WEB in sources and (web is True or WEB in (named or []))

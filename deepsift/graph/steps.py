@@ -8,6 +8,7 @@ from typing import Any
 
 from langgraph.types import Command
 
+from deepsift.llm.models import check_cancelled
 from deepsift.records import StepCost, Usage
 
 
@@ -17,6 +18,9 @@ def timed(name: str, step: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(step)
     def run(*args: Any, **kwargs: Any) -> Any:
+        # A cancelled run fails its next step before it starts: LangGraph keeps the finished
+        # steps and runs this one again on resume (stopping its stream mid-step would not).
+        check_cancelled()
         started = time.monotonic()
         result = step(*args, **kwargs)
         return _charged(result, name, time.monotonic() - started)

@@ -4,7 +4,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel
 
 from deepsift.deps import Deps
-from deepsift.graph.sources import WEB, resolve_sources
+from deepsift.graph.sources import asked_for_web, resolve_sources
 from deepsift.graph.state import ResearchState
 from deepsift.llm.structured import ask_structured
 from deepsift.prompts import decompose as prompt
@@ -20,10 +20,8 @@ class SubQueries(BaseModel):
 def decompose(state: ResearchState, deps: Deps) -> dict:
     """Split the question into at most `max_sub_queries` search queries. As the graph's first
     step it also checks the run's sources, before any LLM call."""
-    named = state.get("sources_to_search") or []
+    named = state.get("sources_to_search")
     sources = resolve_sources(deps, named, state.get("web"))
-    # Asked for by name or --web, not only set up: the question itself is searched there too.
-    asked_web = WEB in sources and (state.get("web") is True or WEB in named)
     limit = deps.settings.max_sub_queries
     messages = [
         SystemMessage(prompt.SYSTEM.format(max_sub_queries=limit)),
@@ -39,4 +37,4 @@ def decompose(state: ResearchState, deps: Deps) -> dict:
         log.warning("decompose produced no queries; searching the question itself")
         queries = [state["question"]]
     update = {"sources_to_search": sources, "pending": queries, "iteration": 1, "usage": usage}
-    return update | ({"web": True} if asked_web else {})
+    return update | ({"web": True} if asked_for_web(named, state.get("web"), sources) else {})
