@@ -158,8 +158,9 @@ def _connect(ray: Any, address: str) -> bool:
             break
         except Exception as e:
             # Ray gives a new runtime's processes 30 s each to come up (the GCS to write its
-            # port, the raylet to register); on a busy 2-core machine, one of them missed it in
-            # about one start of ten, which ended the ingest: a local runtime is started again.
+            # port, the raylet to register); on a busy 2-core machine one of them missed it now
+            # and then (2 starts in some 27 here), which ended the ingest: a local runtime is
+            # started again.
             if local and attempt < LOCAL_STARTS and "timed out" in str(e).lower():
                 ray.shutdown()
                 continue

@@ -123,18 +123,18 @@ def to_pdf(report: str, fonts: Sequence[Path] = ()) -> bytes:
         pdf.set_font("helvetica", size=11)
         pdf.write_html(_latin1(page))
         return bytes(pdf.output())
-    covered = _characters(_unicode_font_file())
+    missing = _used(report) - _characters(_unicode_font_file())
     fallbacks = []
     for n, path in enumerate([*fonts, *map(Path, FALLBACK_FONTS)]):
         shown = _characters(path)
-        if shown and not (_used(report) - covered).isdisjoint(shown):
+        if not missing.isdisjoint(shown):  # a font is embedded only for what it adds
             pdf.add_font(f"fallback{n}", fname=str(path))
             fallbacks.append(f"fallback{n}")
-            covered |= shown
+            missing -= shown
     if fallbacks:
         pdf.set_fallback_fonts(fallbacks, exact_match=False)
     pdf.set_font(family, size=11)
-    if missing := sorted(_used(report) - covered):
+    if missing := sorted(missing):
         page = page.translate({ord(c): "□" for c in missing})
         sample = " ".join(missing[:8])
         page = (

@@ -46,9 +46,9 @@ from deepsift.serve.runs import (
     RunRecord,
     RunRequest,
     Runs,
-    one_line,
     one_line_error,
     result_payload,
+    validation_line,
 )
 from deepsift.serve.uploads import (
     UploadRefused,
@@ -122,7 +122,7 @@ def create_app(
         try:
             asked = RunRequest.model_validate(await request.json())
         except ValidationError as e:
-            return error(f"a run's JSON: {one_line(e)}")
+            return error(f"a run's JSON: {validation_line(e)}")
         except ValueError:
             return error("a run needs JSON {question, collections, length, language, agent}")
         try:
@@ -186,7 +186,7 @@ def create_app(
                         return
                 # Asked from past the run's last event (a reconnect after the end): nothing
                 # more will come.
-                if any(event["event"] in FINAL_EVENTS for event in run.events[-1:]):
+                if run.events and run.events[-1]["event"] in FINAL_EVENTS:
                     return
                 await asyncio.sleep(POLL)
 

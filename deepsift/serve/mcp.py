@@ -37,7 +37,7 @@ from deepsift.deps import Deps
 from deepsift.errors import UserError
 from deepsift.ingest.loaders import SUPPORTED
 from deepsift.llm.models import Embedder, chat_model, endpoint_failure, get_embedder
-from deepsift.serve.runs import one_line
+from deepsift.serve.runs import validation_line
 from deepsift.store import CollectionInfo, Store
 from deepsift.web import WEB, web_configured
 
@@ -167,8 +167,9 @@ def _client_roots(ctx: Context) -> list[Path]:
 
 
 def _inside(path: Path, folders: list[Path]) -> bool:
+    """Whether `path`, links followed, lies in one of `folders` (resolved already)."""
     real = path.resolve()
-    return any(real.is_relative_to(folder.expanduser().resolve()) for folder in folders)
+    return any(real.is_relative_to(folder) for folder in folders)
 
 
 def _allowed_path(path: str, allowed: list[Path]) -> Path:
@@ -203,7 +204,7 @@ class _OneLineErrors(MCPServer):
             raise  # a bug: the SDK's generic error, its traceback on stderr
         except ToolError as e:
             if isinstance(e.__cause__, ValidationError):
-                raise ToolError(one_line(e.__cause__)) from e.__cause__
+                raise ToolError(validation_line(e.__cause__)) from e.__cause__
             raise ToolError(str(e).removeprefix(f"Error executing tool {name}: ")) from e
 
 
@@ -307,7 +308,8 @@ def build_server(settings: Settings) -> MCPServer:
             if not paths:
                 raise UserError("give at least one path to ingest")
             check_collection_name(collection)
-            allowed = [*settings.mcp_ingest_folders, *_client_roots(ctx)]
+            folders = [*settings.mcp_ingest_folders, *_client_roots(ctx)]
+            allowed = [folder.expanduser().resolve() for folder in folders]
             given = [_allowed_path(path, allowed) for path in paths]
             # A link inside an allowed folder may lead out of it: its file is refused.
             found, missing = find_files(given)

@@ -74,8 +74,8 @@ class Run:
         return self.record.status not in ("queued", "running")
 
 
-def one_line(e: ValidationError) -> str:
-    """Pydantic's errors as one line: "field: what is wrong; ..."."""
+def validation_line(e: ValidationError) -> str:
+    """Pydantic's errors as one line: "field: what is wrong; ..." (its report spans lines)."""
     return "; ".join(
         f"{'.'.join(map(str, error['loc'])) or 'body'}: {error['msg']}" for error in e.errors()
     )
@@ -268,7 +268,8 @@ class Runs:
             try:
                 record = RunRecord.model_validate(row)
             except ValidationError as e:  # one bad row costs that row, not the server
-                log.warning("ignoring row %d of %s: %s", n + 1, self._index_path, one_line(e))
+                why = validation_line(e)
+                log.warning("ignoring row %d of %s: %s", n + 1, self._index_path, why)
                 continue
             if record.status in ("queued", "running"):  # the server stopped under it
                 record.status = "stopped"

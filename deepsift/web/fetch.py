@@ -54,7 +54,7 @@ class Page:
 
 @dataclass(frozen=True)
 class PdfFile:
-    """A PDF fetched to ingest (deepsift.ingest.from_web): its bytes, read as a file is."""
+    """A PDF fetched to ingest (deepsift.web.pages): its bytes, read as a file is."""
 
     url: str
     final_url: str
