@@ -5,15 +5,15 @@ from typing import TYPE_CHECKING
 __all__ = ["ResearchResult", "Settings", "build_graph", "research"]
 
 if TYPE_CHECKING:
-    from deepsift.agents.deepsift import build_graph
     from deepsift.api import ResearchResult, research
     from deepsift.config import Settings
+    from deepsift.graph import build_graph
 
 _HOMES = {
     "ResearchResult": "deepsift.api",
     "research": "deepsift.api",
     "Settings": "deepsift.config",
-    "build_graph": "deepsift.agents.deepsift",
+    "build_graph": "deepsift.graph",
 }
 
 

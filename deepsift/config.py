@@ -16,6 +16,7 @@ from pydantic_settings import (
 )
 
 from deepsift.errors import UserError
+from deepsift.text.locations import is_url
 
 TOML_FILE = "deepsift.toml"
 # The report lengths (report_length, --length); what each means: deepsift.report.shape.
@@ -216,7 +217,7 @@ class Settings(BaseSettings):
     @field_validator("searxng_url")
     @classmethod
     def _http_url(cls, value: str) -> str:
-        if value and not value.startswith(("http://", "https://")):
+        if value and not is_url(value):
             raise ValueError("expected an http:// or https:// address")
         return value.rstrip("/")
 

@@ -34,7 +34,7 @@ class Usage(BaseModel):
     claims_dropped: int = 0  # failed it again, or could not be rewritten: left out
     steps: dict[
         str, StepCost
-    ] = {}  # by graph step (deepsift.graph.steps.timed); adds up to the totals
+    ] = {}  # by graph step (deepsift.run.steps.timed); adds up to the totals
 
     def __add__(self, other: "Usage") -> "Usage":
         steps = dict(self.steps)

@@ -11,9 +11,9 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.graph.state import CompiledStateGraph
 from pydantic import Field, create_model
 
-from deepsift.agents.deepsift import build_graph
 from deepsift.config import Settings
 from deepsift.deps import Deps
+from deepsift.graph import build_graph
 from deepsift.llm.models import chat_model, get_embedder
 from deepsift.store import Store
 

@@ -13,9 +13,9 @@ from deepsift.agents import AGENTS, Agent
 from deepsift.api import research
 from deepsift.cli import main
 from deepsift.deps import Deps
-from deepsift.graph.sources import resolve_sources
-from deepsift.graph.state import RunState, allow_state_types
-from deepsift.nodes.search import search_source
+from deepsift.retrieval.search import search_source
+from deepsift.retrieval.sources import resolve_sources
+from deepsift.run.state import RunState, allow_state_types
 from deepsift.serve.app import create_app
 
 ROOT = Path(__file__).parent.parent

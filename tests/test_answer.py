@@ -1,12 +1,12 @@
-"""The short-answer node: excerpts reach the model quoted, like every other prompt's."""
+"""The short answer: excerpts reach the model quoted, like every other prompt's."""
 
 import re
 
 from deepsift.config import Settings
 from deepsift.deps import Deps
 from deepsift.llm.models import chat_model
-from deepsift.nodes.answer import answer
 from deepsift.records import Chunk
+from deepsift.report.answer import short_answer
 
 from fake_openai import FakeOpenAI, last_user_text
 
@@ -19,7 +19,7 @@ def test_answer_excerpts_are_quoted_and_cannot_close_their_quote(tmp_path):
         settings = Settings(data_dir=tmp_path, llm_base_url=server.url, llm_api_key="test")
         deps = Deps(settings, store=None, embedder=None, llm=chat_model(settings))
 
-        update = answer({"question": "Where?", "chunks": {"c1": chunk}}, deps)
+        update = short_answer({"question": "Where?", "chunks": {"c1": chunk}}, deps)
 
     prompt = last_user_text(server.requests[0])
     assert update["answer"] == "Marrowby"

@@ -4,6 +4,7 @@ nodes only, core commands stay light."""
 
 import ast
 import json
+import re
 import subprocess
 import sys
 import typing
@@ -175,10 +176,12 @@ LAYERS = [
     {"ingest"},
     {"web"},
     {"deps"},
-    {"graph"},
+    {"retrieval"},
+    {"run"},
     {"report"},
     {"nodes"},
     {"agents"},
+    {"graph"},
     {"api"},
     {"batch", "eval", "studio"},
     {"serve"},
@@ -234,8 +237,50 @@ def test_each_shared_text_rule_is_written_once(rule):
     assert written == [home], f"{rule} ({', '.join(fragments)}) written in {written}"
 
 
+def test_only_the_wiring_imports_the_nodes():
+    graph = import_graph()
+
+    importers = sorted(
+        module
+        for module, imported in graph.items()
+        if not module.startswith("deepsift.nodes")
+        and any(target.startswith("deepsift.nodes.") for target in imported)
+    )
+
+    assert importers == ["deepsift.graph"], f"nodes/ imported by {importers}"
+
+
+# What only the retrieval package does: search the store, or follow its documents.
+STORE_SEARCH = re.compile(r"store\.(?:search|opening|sources_containing)\(")
+
+
+def test_only_the_retrieval_package_searches_the_store():
+    searching = sorted(
+        str(path.relative_to(PACKAGE.parent))
+        for path in PACKAGE.rglob("*.py")
+        if STORE_SEARCH.search(path.read_text(encoding="utf-8"))
+    )
+
+    assert searching and all(path.startswith("deepsift/retrieval/") for path in searching), (
+        f"searches the store outside deepsift/retrieval: {searching}"
+    )
+
+
+NODE_LINES = 80
+
+
+def test_every_node_is_a_short_adapter():
+    long = {
+        path.name: lines
+        for path in (PACKAGE / "nodes").glob("*.py")
+        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > NODE_LINES
+    }
+
+    assert not long, f"nodes/ modules over {NODE_LINES} lines: {long}"
+
+
 def _node_names() -> set[str]:
-    from deepsift.agents.deepsift import _wire, build_graph
+    from deepsift.graph import _wire, build_graph
 
     finishes = typing.get_args(signature(build_graph).parameters["finish"].annotation)
     assert finishes, "build_graph's finish is no longer a Literal of its last steps"

@@ -107,7 +107,7 @@ def test_figures_compared_the_wrong_way_round_are_caught():
 def test_a_sentence_repeating_an_earlier_one_anywhere_in_the_report_is_left_out_and_noted():
     from types import SimpleNamespace
 
-    from deepsift.nodes.synthesize import _remarks, _unrepeated
+    from deepsift.report.compose import _remarks, _unrepeated
 
     def said(text):
         return CitedSentence(text=text, excerpts=[1])
@@ -130,7 +130,7 @@ def test_a_sentence_repeating_an_earlier_one_anywhere_in_the_report_is_left_out_
 
 
 def test_a_part_whose_conclusion_sentence_failed_is_concluded_by_its_next_strongest_sentence():
-    from deepsift.nodes.synthesize import _concluded
+    from deepsift.report.compose import _concluded
     from deepsift.report.evidence import PlannedSection
 
     def said(text):

@@ -202,8 +202,8 @@ def _numbered_folder(tmp_path: Path):
 
 
 def test_a_reference_by_number_is_followed_to_the_document_filed_under_it(tmp_path):
-    from deepsift.graph.ranking import merge_chunks, ranked, result_list
-    from deepsift.nodes.hop import hop
+    from deepsift.retrieval.hop import next_hop
+    from deepsift.retrieval.ranking import merge_chunks, ranked, result_list
 
     deps = _numbered_folder(tmp_path)
     question = "What do the non-lexical borrow rules build on?"
@@ -211,9 +211,9 @@ def test_a_reference_by_number_is_followed_to_the_document_filed_under_it(tmp_pa
     best = deps.store.search("rfcs", question, vector, 1)
     state = {"question": question, "sources_to_search": ["rfcs"], "chunks": result_list(best, True)}
 
-    update = hop(state, deps)
+    update = next_hop(state, deps)
     deps.settings.hop_references = 0
-    off = hop(state, deps)
+    off = next_hop(state, deps)
     deps.store.close()
 
     assert Path(best[0].source).name == "0012-borrow-rules.md"
@@ -226,9 +226,9 @@ def test_a_reference_by_number_is_followed_to_the_document_filed_under_it(tmp_pa
 
 
 def test_references_follow_the_folder_through_edit_and_prune(tmp_path):
-    from deepsift.graph.ranking import result_list
     from deepsift.ingest.pipeline import ingest
-    from deepsift.nodes.hop import hop
+    from deepsift.retrieval.hop import next_hop
+    from deepsift.retrieval.ranking import result_list
 
     deps = _numbered_folder(tmp_path)
     folder, question = tmp_path / "rfcs", "What do the non-lexical borrow rules build on?"
@@ -237,7 +237,7 @@ def test_references_follow_the_folder_through_edit_and_prune(tmp_path):
         vector = deps.embedder.embed_queries([question])[0]
         best = result_list(deps.store.search("rfcs", question, vector, 1), of_question=True)
         state = {"question": question, "sources_to_search": ["rfcs"], "chunks": best}
-        chunks = hop(state, deps).get("chunks", {}).values()
+        chunks = next_hop(state, deps).get("chunks", {}).values()
         return sorted(Path(c.source).name for c in chunks if c.link_rank is not None)
 
     before = followed()
@@ -257,8 +257,8 @@ def test_references_follow_the_folder_through_edit_and_prune(tmp_path):
 
 
 def test_a_name_the_question_holds_leads_to_the_file_named_by_its_slug(tmp_path):
-    from deepsift.graph.ranking import result_list
-    from deepsift.nodes.hop import follow_names
+    from deepsift.retrieval.hop import follow_names
+    from deepsift.retrieval.ranking import result_list
 
     deps = _numbered_folder(tmp_path)
     question = "Why do NestedCalls compile now?"
@@ -273,7 +273,7 @@ def test_a_name_the_question_holds_leads_to_the_file_named_by_its_slug(tmp_path)
 
 
 def test_a_file_name_is_a_name_written_as_a_slug():
-    from deepsift.graph.bridge import names_itself
+    from deepsift.retrieval.bridge import names_itself
 
     assert names_itself("3467-unsafe-pinned", "UnsafePinned")
     assert names_itself("1758-repr-transparent", "#[repr(transparent)]")
@@ -284,8 +284,8 @@ def test_a_file_name_is_a_name_written_as_a_slug():
 
 
 def test_names_no_document_is_titled_with_add_nothing_to_a_folder_s_ranking(tmp_path):
-    from deepsift.graph.ranking import result_list
-    from deepsift.nodes.hop import follow_names
+    from deepsift.retrieval.hop import follow_names
+    from deepsift.retrieval.ranking import result_list
 
     deps = _numbered_folder(tmp_path)
     question = "What do the rules build on?"
@@ -300,7 +300,7 @@ def test_names_no_document_is_titled_with_add_nothing_to_a_folder_s_ranking(tmp_
 
 
 def test_references_and_the_files_they_name():
-    from deepsift.graph.references import filed_under, referenced_numbers
+    from deepsift.retrieval.references import filed_under, referenced_numbers
 
     text = "It builds on RFC 2025 and RFC #1859, see PEP-484; in 2018 Rust 1.0 was old."
     assert referenced_numbers(text, "What did RFC 1859 propose?") == ["2025", "484"]
@@ -340,8 +340,8 @@ def test_sub_queries_that_striking_made_alike_are_searched_once(tmp_path, sample
 
 
 def test_the_question_s_search_ranks_as_many_documents_as_one_search(tmp_path):
-    from deepsift.graph.ranking import first_documents
-    from deepsift.nodes.search import search_source
+    from deepsift.retrieval.ranking import first_documents
+    from deepsift.retrieval.search import search_source
 
     deps = _numbered_folder(tmp_path)
     found = search_source("borrow", "rfcs", deps, 2, of_question=True)["chunks"]

@@ -305,7 +305,8 @@ def _unnumbered(heading: str) -> str:
 
 def test_the_opening_of_the_document_a_part_s_search_ranks_first_is_gathered(tmp_path):
     from deepsift.ingest.pipeline import ingest
-    from deepsift.nodes.synthesize import _searched
+    from deepsift.report.parts import part_queries, with_names
+    from deepsift.retrieval.search import search_parts
     from deepsift.store import Store
 
     folder = tmp_path / "rfcs"
@@ -329,7 +330,8 @@ def test_the_opening_of_the_document_a_part_s_search_ranks_first_is_gathered(tmp
         searched = [
             c.position for c in store.search("rfcs", part, embedder.embed_queries([part])[0], 2)
         ]
-        found, leads = _searched([part], part, {"sources_to_search": ["rfcs"]}, deps)
+        queries = [[with_names(q, part) for q in part_queries(part)]]
+        found, leads = search_parts([part], queries, ["rfcs"], [], deps)
     finally:
         store.close()
 

@@ -239,8 +239,8 @@ def test_the_call_budget_holds_when_every_structured_call_needs_its_retry(tmp_pa
 
 
 def test_records_that_a_checkpoint_saved_under_their_old_module_still_load(tmp_path):
-    from deepsift.graph.state import allow_state_types
     from deepsift.records import Chunk, Usage
+    from deepsift.run.state import allow_state_types
 
     class OldChunk(Chunk):  # Chunk as runs saved it before it moved to deepsift.records
         pass

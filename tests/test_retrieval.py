@@ -3,13 +3,13 @@ follow-ups that must add a term, and sections chosen by evidence."""
 
 from deepsift import Settings, research
 from deepsift.deps import Deps
-from deepsift.graph.bridge import bridge_names, names_itself, salient_names
-from deepsift.graph.ranking import DISTINCT_LEAD, LINK_LEAD, merge_chunks, ranked, result_list
-from deepsift.graph.state import Route
 from deepsift.llm.models import chat_model, get_embedder
 from deepsift.nodes.route import dispatch, question_searches
 from deepsift.records import Chunk, Usage
 from deepsift.report.shape import SHAPES
+from deepsift.retrieval.bridge import bridge_names, names_itself, salient_names
+from deepsift.retrieval.ranking import DISTINCT_LEAD, LINK_LEAD, merge_chunks, ranked, result_list
+from deepsift.run.state import Route
 
 from fake_openai import FakeOpenAI
 from scripted import SUB_QUERIES, ScriptedResearcher, ScriptedSearchO1
@@ -219,7 +219,7 @@ def _page(deps: Deps, title: str) -> Chunk:
 
 
 def test_the_hop_marks_the_page_titled_with_a_name_it_followed(tmp_path):
-    from deepsift.nodes.hop import follow_names
+    from deepsift.retrieval.hop import follow_names
 
     deps = _painters(tmp_path)
     question = "Where was Orla Venn's teacher born?"
@@ -231,7 +231,7 @@ def test_the_hop_marks_the_page_titled_with_a_name_it_followed(tmp_path):
 
 
 def test_the_first_hop_links_the_page_of_a_name_the_question_holds(tmp_path):
-    from deepsift.nodes.hop import follow_names
+    from deepsift.retrieval.hop import follow_names
 
     deps = _painters(tmp_path)
     question = "Who taught Orla Venn?"
@@ -250,16 +250,16 @@ def test_the_first_hop_links_the_page_of_a_name_the_question_holds(tmp_path):
 
 
 def test_the_first_hop_follows_the_best_hit_and_the_pages_the_question_names(tmp_path):
-    from deepsift.nodes.hop import hop
+    from deepsift.retrieval.hop import next_hop
 
     deps = _painters(tmp_path)
     venn, bay = _page(deps, "Orla Venn"), _page(deps, "Calder Bay")
 
     def first_hop(question: str) -> list[str]:
         lead = result_list([venn, bay], of_question=True)
-        return hop({"question": question, "sources_to_search": ["notes"], "chunks": lead}, deps)[
-            "hopped"
-        ]
+        return next_hop(
+            {"question": question, "sources_to_search": ["notes"], "chunks": lead}, deps
+        )["hopped"]
 
     chain = first_hop("Where was Orla Venn's teacher born?")
     pair = first_hop("Was Calder Bay painted by Orla Venn's teacher?")
@@ -270,7 +270,7 @@ def test_the_first_hop_follows_the_best_hit_and_the_pages_the_question_names(tmp
 
 
 def test_an_agent_s_search_follows_the_names_its_best_hit_mentions(tmp_path):
-    from deepsift.agents.inline_search import search_routed
+    from deepsift.retrieval.inline import search_routed
 
     deps = _painters(tmp_path)
     query = "Orla Venn studied painting"
@@ -284,7 +284,7 @@ def test_an_agent_s_search_follows_the_names_its_best_hit_mentions(tmp_path):
 
 
 def test_an_agent_reads_its_query_s_best_hits_then_the_pages_linked_from_them():
-    from deepsift.agents.inline_search import read_first
+    from deepsift.retrieval.inline import read_first
 
     own = [chunk(f"own{n}") for n in range(5)]
     pages = [chunk(f"page{n}", "name").model_copy(update={"link_rank": n}) for n in range(3)]

@@ -1,15 +1,15 @@
 """The research agents, one `Agent` record each in AGENTS: what the Python API, batch, eval,
-the command line and the web app know of an agent. Each agent's graph is wired in its own
-module (deepsift.py: the research graph of decompose, route, search, hop, reflect, synthesize;
-search_o1.py; react.py), beside what they share: the search of the agents that search as they
-reason, the calculator, the few-shot examples, and what a live view says about each step.
+the command line and the web app know of an agent. The default agent's graph is wired in
+deepsift.graph (decompose, route, search, hop, reflect, synthesize); the two that search as
+they reason are here: search_o1.py and react.py, with the calculator, the few-shot examples,
+and what a live view says about each step. Their search is deepsift.retrieval's.
 Adding an agent: its module, with a build function taking (deps, checkpointer, finish), and
 one line in AGENTS.
 
 This module stays light (an agent's graph is imported when it is built), so the command line
-can offer the agents as choices. The agents may import nodes, graph, report, llm, web, store,
-text, prompts and the top-level records, config, deps and errors; never api, batch, eval, serve
-or cli.
+can offer the agents as choices. The agents may import report, run, retrieval, llm, web,
+store, text, prompts and the top-level records, config, deps and errors; never nodes, graph,
+api, batch, eval, serve or cli.
 """
 
 from collections.abc import Callable
@@ -50,10 +50,10 @@ class Agent:
 
 
 def _built_by(module: str, function: str) -> Builder:
-    """deepsift.agents.<module>.<function>, imported when first called."""
+    """deepsift.<module>.<function>, imported when first called."""
 
     def build(deps: Any, checkpointer: Any = None, finish: Finish = "report") -> Any:
-        built = getattr(import_module(f"deepsift.agents.{module}"), function)
+        built = getattr(import_module(f"deepsift.{module}"), function)
         return built(deps, checkpointer, finish)
 
     return build
@@ -66,7 +66,7 @@ AGENTS: dict[str, Agent] = {
         Agent(
             "deepsift",
             "plan, search, reflect, write",
-            _built_by("deepsift", "build"),
+            _built_by("graph", "build"),
             "max_iterations",
             "max_iterations",
             10,
@@ -78,7 +78,7 @@ AGENTS: dict[str, Agent] = {
         Agent(
             "search-o1",
             "search while reasoning",
-            _built_by("search_o1", "build_search_o1"),
+            _built_by("agents.search_o1", "build_search_o1"),
             "max_searches",
             "max_searches",
             14,
@@ -88,7 +88,7 @@ AGENTS: dict[str, Agent] = {
         Agent(
             "react",
             "thought, action (search, calculate), observation",
-            _built_by("react", "build_react"),
+            _built_by("agents.react", "build_react"),
             "max_steps",
             "react_max_steps",
             12,

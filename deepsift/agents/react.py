@@ -23,19 +23,20 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
 from typing_extensions import TypedDict
 
-from deepsift.agents import Finish, fewshot, inline_search
+from deepsift.agents import Finish, fewshot
 from deepsift.agents.calculator import calculate
 from deepsift.deps import Deps
-from deepsift.graph import budget
-from deepsift.graph.ranking import ranked
-from deepsift.graph.state import RunState, allow_state_types
-from deepsift.graph.steps import step
 from deepsift.llm.structured import strip_thinking
 from deepsift.prompts import react as prompt
 from deepsift.records import Chunk, Usage, usage_of
 from deepsift.report.citations import web_remark
-from deepsift.report.excerpts import numbered
-from deepsift.report.short import short_report
+from deepsift.report.excerpts import numbered, with_numbers
+from deepsift.report.short import report_excerpts, short_report
+from deepsift.retrieval import inline
+from deepsift.retrieval.ranking import ranked
+from deepsift.run import budget
+from deepsift.run.state import RunState, allow_state_types
+from deepsift.run.steps import step
 from deepsift.text.marks import mark
 from deepsift.text.untrusted import one_line
 from deepsift.text.words import normalize_answer
@@ -149,9 +150,9 @@ def reason(
 
 
 def _entry(state: ReActState, deps: Deps) -> dict:
-    """The agents' entry (inline_search.entry), and the few-shot examples for the question."""
+    """The agents' entry (retrieval.inline.entry), and the few-shot examples for the question."""
     examples = fewshot.choose(state["question"], deps.embedder, deps.settings.react_examples)
-    return {**inline_search.entry(state, deps), "examples": examples}
+    return {**inline.entry(state, deps), "examples": examples}
 
 
 def _conversation(state: ReActState, max_steps: int) -> list[BaseMessage]:
@@ -180,12 +181,12 @@ def search(state: ReActState, deps: Deps) -> dict:
         shown = ", ".join(map(mark, searched[query.casefold()])) or "(none)"
         observation = prompt.ALREADY_SEARCHED.format(numbers=shown)
         return {"actions": [_observed(pending, observation, "searched already")]}
-    found = inline_search.search_routed(
+    found = inline.search_routed(
         query, state.get("sources_to_search"), deps, state.get("chunks", {}), EXCERPTS_PER_SEARCH
     )
     best = found.best
     new = [chunk for chunk in best if chunk.id not in state.get("numbers", {})]
-    numbers = inline_search.with_numbers(state.get("numbers", {}), best)
+    numbers = with_numbers(state.get("numbers", {}), best)
     observation = _excerpts(best, new, numbers) or prompt.NOTHING_FOUND
     summary = "; ".join(f"{mark(numbers[c.id])} {one_line(c.title, 80)}" for c in best)
     return {
@@ -314,7 +315,7 @@ def finish(state: ReActState, deps: Deps) -> dict:
 def _report_excerpts(state: ReActState) -> list[Chunk]:
     """The excerpts the run was shown, those its thoughts and answer cite first."""
     said = " ".join(a["thought"] for a in state.get("actions", [])) + state.get("answer", "")
-    return inline_search.report_excerpts(state, said)
+    return report_excerpts(state, said)
 
 
 def _clip(text: str, limit: int) -> str:

@@ -17,18 +17,19 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
 from typing_extensions import TypedDict
 
-from deepsift.agents import Finish, inline_search
+from deepsift.agents import Finish
 from deepsift.deps import Deps
-from deepsift.graph import budget
-from deepsift.graph.state import RunState, allow_state_types
-from deepsift.graph.steps import step
 from deepsift.llm.structured import strip_thinking
-from deepsift.nodes.answer import answer as answer_from_excerpts
 from deepsift.prompts import search_o1 as prompt
 from deepsift.records import Chunk, Usage, usage_of
+from deepsift.report.answer import short_answer
 from deepsift.report.citations import web_remark
-from deepsift.report.excerpts import numbered
-from deepsift.report.short import short_report
+from deepsift.report.excerpts import numbered, with_numbers
+from deepsift.report.short import report_excerpts, short_report
+from deepsift.retrieval import inline
+from deepsift.run import budget
+from deepsift.run.state import RunState, allow_state_types
+from deepsift.run.steps import step
 from deepsift.text.queries import clean_queries
 from deepsift.text.untrusted import as_data
 
@@ -84,7 +85,7 @@ def reason(state: SearchO1State, deps: Deps) -> Command[Literal["search", "finis
     """Generate until the model writes a search query (the stop sequence) or an answer. The
     first turn checks the run's sources, before any LLM call."""
     max_searches = state.get("max_searches") or deps.settings.max_searches
-    entry = {} if state.get("turns") else inline_search.entry(state, deps)
+    entry = {} if state.get("turns") else inline.entry(state, deps)
     sources = entry.get("sources_to_search") or state["sources_to_search"]
     bound = deps.llm.bind(stop=[prompt.END_QUERY], max_tokens=deps.settings.reasoning_tokens)
     reply = bound.invoke(_conversation(state, deps))
@@ -118,11 +119,11 @@ def search(state: SearchO1State, deps: Deps) -> dict:
         return _result(findings[query.casefold()])
     if state.get("iteration", 0) >= max_searches:
         return {"turns": [Turn(role="user", content=prompt.LIMIT_REACHED)]}
-    found = inline_search.search_routed(
+    found = inline.search_routed(
         query, state.get("sources_to_search"), deps, state.get("chunks", {}), EXCERPTS_PER_SEARCH
     )
     best = found.best
-    numbers = inline_search.with_numbers(state.get("numbers", {}), best)
+    numbers = with_numbers(state.get("numbers", {}), best)
     condensed, cost = _read_documents(state, query, best, numbers, deps)
     return {
         **_result(condensed),
@@ -153,7 +154,7 @@ def finish(state: SearchO1State, deps: Deps) -> dict:
         usage += cost
     answered_by = "reasoning"
     if not answer or _nothing_found(answer):
-        found = answer_from_excerpts(state, deps)
+        found = short_answer(state, deps)
         answer, usage, answered_by = found["answer"] or answer, usage + found["usage"], "excerpts"
     report, sources, cost = short_report(
         state["question"],
@@ -223,7 +224,7 @@ def _read_documents(
 
 def _report_excerpts(state: SearchO1State) -> list[Chunk]:
     """The excerpts the reasoning read, those its condensed knowledge cites first."""
-    return inline_search.report_excerpts(state, " ".join(state.get("findings", {}).values()))
+    return report_excerpts(state, " ".join(state.get("findings", {}).values()))
 
 
 def _query(text: str) -> str:

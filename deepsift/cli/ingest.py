@@ -16,10 +16,10 @@ from deepsift.errors import UserError
 
 
 def run_ingest(args: argparse.Namespace, settings: Settings) -> int:
-    from deepsift.ingest.pipeline import FileResult, ingest, is_url
+    from deepsift.ingest.pipeline import FileResult, ingest
     from deepsift.llm.models import get_embedder
-    from deepsift.report.citations import display_path
     from deepsift.store import Store, check_collection_name
+    from deepsift.text.locations import display_path, is_url
 
     check_collection_name(args.collection)
     paths = [Path(item) for item in args.paths if not is_url(item)]

@@ -30,11 +30,12 @@ from deepsift.eval import NAIVE
 from deepsift.eval.datasets import EvalQuestion
 from deepsift.eval.folders import DOCUMENT_DEPTH, ranked_documents
 from deepsift.eval.metrics import all_found, exact_match, recall_at_k, token_f1
-from deepsift.graph.ranking import ranked
 from deepsift.llm.structured import ask_structured
-from deepsift.nodes.answer import answer
 from deepsift.prompts import judge as judge_prompt
 from deepsift.records import Chunk, Usage
+from deepsift.report.answer import short_answer
+from deepsift.retrieval.ranking import ranked
+from deepsift.retrieval.search import hybrid_search
 from deepsift.store import Store, StoredChunk
 
 Mode = Literal["retrieval", "answers"]
@@ -159,12 +160,11 @@ class Evaluator:
     def naive(self, question: EvalQuestion) -> Iterator[Outcome]:
         """One hybrid search with the question as asked (and, for answers, one answer call)."""
         started = time.monotonic()
-        vector = self.deps.embedder.embed_queries([question.question])[0]
-        hits = self.deps.store.search(self.collection, question.question, vector, self.naive_depth)
+        hits = hybrid_search(question.question, self.collection, self.deps, self.naive_depth)
         usage, prediction = Usage(), ""
         if self.mode == "answers":
             shown = {c.id: c for c in hits[:RANKING_DEPTH]}
-            update = answer({"question": question.question, "chunks": shown}, self.deps)
+            update = short_answer({"question": question.question, "chunks": shown}, self.deps)
             usage, prediction = update["usage"], update["answer"]
         yield Outcome(0, hits, 1, usage, time.monotonic() - started, prediction)
 

@@ -18,6 +18,7 @@ from deepsift.ingest.document import LoadError
 from deepsift.ingest.loaders import SUPPORTED, load
 from deepsift.llm.models import Embedder
 from deepsift.store import Store, StoredChunk
+from deepsift.text.locations import is_url
 
 Status = Literal["added", "updated", "unchanged", "failed", "pruned"]
 
@@ -214,10 +215,6 @@ def pruned(
             removed = store.delete_document(collection, source)
             results.append(FileResult(source, "pruned", chunks=removed))
     return results
-
-
-def is_url(source: str) -> bool:
-    return source.startswith(("http://", "https://"))
 
 
 def _parse(path: Path, stored: dict[str, str], settings: Settings) -> ParsedFile | FileResult:

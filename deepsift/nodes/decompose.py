@@ -4,10 +4,10 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel
 
 from deepsift.deps import Deps
-from deepsift.graph.sources import asked_for_web, resolve_sources
-from deepsift.graph.state import ResearchState
 from deepsift.llm.structured import ask_structured
 from deepsift.prompts import decompose as prompt
+from deepsift.retrieval.sources import asked_for_web, resolve_sources
+from deepsift.run.state import ResearchState
 from deepsift.text.queries import clean_queries, without_invented_numbers
 
 log = logging.getLogger(__name__)

@@ -1,3 +1,6 @@
+"""The reflect step: what is still missing, as new queries for another round, or on to the
+run's last step."""
+
 from typing import Literal
 
 from langchain_core.messages import HumanMessage, SystemMessage
@@ -5,14 +8,14 @@ from langgraph.types import Command
 from pydantic import BaseModel
 
 from deepsift.deps import Deps
-from deepsift.graph import budget
-from deepsift.graph.ranking import ranked
-from deepsift.graph.sources import all_sources
-from deepsift.graph.state import ResearchState
-from deepsift.llm.models import similarities
 from deepsift.llm.structured import ask_structured
 from deepsift.prompts import reflect as prompt
 from deepsift.report.excerpts import label, quoted
+from deepsift.retrieval.queries import drop_rephrasings
+from deepsift.retrieval.ranking import ranked
+from deepsift.retrieval.sources import all_sources
+from deepsift.run import budget
+from deepsift.run.state import ResearchState
 from deepsift.text.queries import clean_queries, with_new_terms
 
 MAX_NEW_QUERIES = 3
@@ -22,24 +25,10 @@ EXCERPTS = 8
 # prompt reading (~40 tokens/s) is most of a reflection's 12-16 s, the first LOCAL_CHARS.
 WHOLE_CHARS = 2000
 LOCAL_CHARS = 240
-SAME_QUERY_SIMILARITY = 0.9  # cosine above which a "new" query only rephrases an old one
 
 
 class Reflection(BaseModel):
     queries: list[str]
-
-
-def drop_rephrasings(new: list[str], searched: list[str], deps: Deps) -> list[str]:
-    """Drop queries that re-ask a searched one in other words (small models often do):
-    searching them again finds nothing new."""
-    if not new:
-        return new
-    similarity = similarities(deps.embedder, new, searched)
-    return [
-        query
-        for query, row in zip(new, similarity, strict=True)
-        if row.max() < SAME_QUERY_SIMILARITY
-    ]
 
 
 def reflect(

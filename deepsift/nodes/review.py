@@ -4,10 +4,10 @@ from langgraph.types import Command, interrupt
 
 from deepsift.deps import Deps
 from deepsift.errors import UserError
-from deepsift.graph.sources import available_sources
-from deepsift.graph.state import ResearchState, Route
 from deepsift.nodes.route import dispatch, question_searches
 from deepsift.records import Usage
+from deepsift.retrieval.sources import available_sources
+from deepsift.run.state import ResearchState, Route
 
 
 def edited_plan(answer: Any, sources: dict[str, str]) -> list[Route]:

@@ -6,10 +6,10 @@ file share a number and the Sources list names each file once, with the chunks c
 """
 
 import re
-from pathlib import Path
 
 from deepsift.records import Chunk, Source
 from deepsift.report.headings import SOURCES_LISTING, Labels, labels
+from deepsift.text.locations import display_path
 from deepsift.text.marks import MARK, cited, mark, mark_all, numbers_of
 from deepsift.text.untrusted import flat, visible
 
@@ -20,16 +20,6 @@ _MARK_RUN = re.compile(rf"(?:{MARK.pattern})+")
 _KEPT = "\x00{}\x01"  # a resolved mark, until every unresolved one is gone (visible() drops these)
 # A list of sources the model wrote is removed, up to the end.
 _OWN_SOURCES = re.compile(rf"\n#+[ \t]*{SOURCES_LISTING}(\n.*)?\Z", re.IGNORECASE | re.DOTALL)
-
-
-def display_path(source: str) -> str:
-    """A source path relative to the working directory when it lies under it."""
-    if "://" in source:
-        return source
-    try:
-        return str(Path(source).relative_to(Path.cwd()))
-    except ValueError:
-        return source
 
 
 def resolve_citations(text: str, shown: list[Chunk]) -> tuple[str, list[Source]]:

@@ -2,7 +2,7 @@
 between tags it cannot close, so that instructions inside a document or a web page stay data."""
 
 from deepsift.records import Chunk
-from deepsift.report.citations import display_path
+from deepsift.text.locations import display_path
 from deepsift.text.untrusted import as_data, one_line
 
 
@@ -48,3 +48,12 @@ def numbered_sentences(sentences: list[tuple[str, Chunk]]) -> str:
 def _inline(text: str) -> str:
     """`text` quoted on one line: a sentence costs its words, not three lines of tags."""
     return f"<excerpt>{one_line(text, 2000)}</excerpt>"
+
+
+def with_numbers(numbers: dict[str, int], chunks: list[Chunk]) -> dict[str, int]:
+    """The run's excerpt numbers (chunk id -> n, as first shown), with `chunks` not shown
+    before numbered on from the last."""
+    numbers = dict(numbers)
+    for chunk in chunks:
+        numbers.setdefault(chunk.id, len(numbers) + 1)
+    return numbers

@@ -3,6 +3,9 @@ findings from the excerpts the agent read, then Notes and Sources. Each finding'
 names are checked against the excerpts it cites, as in the deepsift report (deepsift.report.claims);
 one that fails is left out (no rewrite: the report stays one call), and the Notes say so."""
 
+from collections.abc import Mapping
+from typing import Any
+
 from langchain_core.messages import HumanMessage, SystemMessage
 
 from deepsift.deps import Deps
@@ -14,6 +17,9 @@ from deepsift.report.cited_text import CitedText, clean, render
 from deepsift.report.claims import hold_to_evidence
 from deepsift.report.excerpts import numbered
 from deepsift.report.headings import is_english
+from deepsift.text.marks import cited
+
+REPORT_EXCERPTS = 8  # the excerpts read that the short report is written from, at most
 
 
 def short_report(
@@ -64,3 +70,15 @@ def short_report(
         body.append("Nothing relevant was found in the searched sources.")
     report, sources = cited_report("\n\n".join(body), shown, failures, remarks=remarks)
     return report, sources, usage
+
+
+def report_excerpts(state: Mapping[str, Any], said: str) -> list[Chunk]:
+    """The excerpts the run read, in the order it read them, those that `said` (what the
+    agent wrote from them) cites first."""
+    chunks = state.get("chunks", {})
+    numbers = state.get("numbers", {})
+    read = sorted((n, chunk_id) for chunk_id, n in numbers.items() if chunk_id in chunks)
+    marked = set(cited(said))
+    first = [chunk_id for n, chunk_id in read if n in marked]
+    ordered = first + [chunk_id for _, chunk_id in read if chunk_id not in first]
+    return [chunks[chunk_id] for chunk_id in ordered[:REPORT_EXCERPTS]]

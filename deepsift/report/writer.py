@@ -9,7 +9,6 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from pydantic import BaseModel
 
 from deepsift.deps import Deps
-from deepsift.graph.state import ResearchState
 from deepsift.llm.models import LOCAL_SUMMING, LOCAL_WRITING
 from deepsift.llm.structured import Schema, ask_structured
 from deepsift.prompts import synthesize as prompt
@@ -35,6 +34,7 @@ from deepsift.report.headings import (
     reader_heading,
 )
 from deepsift.report.shape import tokens_for
+from deepsift.run.state import ResearchState
 from deepsift.text.sentences import split_sentences
 from deepsift.text.words import words as words_of
 

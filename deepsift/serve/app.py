@@ -36,9 +36,9 @@ from deepsift.api import read_run
 from deepsift.config import Settings
 from deepsift.deps import Deps
 from deepsift.errors import UserError
-from deepsift.graph.sources import WEB, WEB_DESCRIPTION
 from deepsift.ingest.pipeline import ingest
 from deepsift.report.export import FORMATS, report_bytes
+from deepsift.retrieval.sources import WEB, WEB_DESCRIPTION
 from deepsift.serve import is_loopback
 from deepsift.serve.runs import (
     FINAL_EVENTS,

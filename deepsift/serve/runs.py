@@ -21,9 +21,9 @@ from deepsift.api import new_thread_id, research
 from deepsift.config import Length, Settings
 from deepsift.deps import Deps
 from deepsift.errors import UserError
-from deepsift.graph.sources import resolve_sources
 from deepsift.llm.models import RunCancelled, endpoint_failure
 from deepsift.report.export import body_html
+from deepsift.retrieval.sources import resolve_sources
 
 Status = Literal["queued", "running", "done", "paused", "failed", "stopped"]
 INDEX_FILE = "serve-runs.json"

@@ -1,7 +1,7 @@
 """The web source: a search backend (Tavily or SearXNG), the page fetcher, the result filters.
 
-Its name, description and whether it is set up live here, light to import; `deepsift.graph.sources`
-owns the rules.
+Its name, description and whether it is set up live here, light to import;
+`deepsift.retrieval.sources` owns the rules.
 
 May import ingest, store, llm, config, errors, records, text and prompts.
 """

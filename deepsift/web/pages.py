@@ -12,7 +12,8 @@ from deepsift.errors import UserError
 from deepsift.ingest.chunking import chunk_document
 from deepsift.ingest.document import Block, LoadedDocument, LoadError
 from deepsift.ingest.loaders import load
-from deepsift.ingest.pipeline import FileResult, ParsedFile, document_hash, is_url
+from deepsift.ingest.pipeline import FileResult, ParsedFile, document_hash
+from deepsift.text.locations import is_url
 from deepsift.web.fetch import FetchError, Page, PageFetcher
 
 

@@ -5,6 +5,7 @@ from typing import Any
 import httpx
 
 from deepsift.config import Settings
+from deepsift.text.locations import is_url
 from deepsift.web.filters import WebFilter
 from deepsift.web.results import SearchError, WebResult
 
@@ -30,8 +31,7 @@ class SearxngSearch:
         return [
             _result(item, position)
             for position, item in enumerate(items)
-            if isinstance(item, dict)
-            and str(item.get("url", "")).startswith(("http://", "https://"))
+            if isinstance(item, dict) and is_url(str(item.get("url", "")))
         ]
 
     def _reason(self, e: Exception) -> str:

@@ -5,6 +5,7 @@ from tavily import TavilyClient
 from tavily import errors as tavily_errors
 
 from deepsift.config import Settings
+from deepsift.text.locations import is_url
 from deepsift.web.filters import WebFilter
 from deepsift.web.results import SearchError, WebResult
 
@@ -40,7 +41,7 @@ class TavilySearch:
                 score=float(item.get("score") or 0.0),
             )
             for item in reply.get("results", [])
-            if item.get("url", "").startswith(("http://", "https://"))
+            if is_url(item.get("url", ""))
         ]
 
     def _reason(self, e: Exception) -> str:

@@ -12,8 +12,8 @@ from deepsift.cli import main
 from deepsift.config import Settings
 from deepsift.deps import Deps
 from deepsift.eval.runner import ResultsFile
-from deepsift.graph.sources import resolve_sources
 from deepsift.llm.models import get_embedder
+from deepsift.retrieval.sources import resolve_sources
 from deepsift.store import Store
 
 from fake_openai import FakeOpenAI, last_user_text

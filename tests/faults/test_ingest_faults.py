@@ -15,12 +15,12 @@ import pytest
 
 from deepsift.cli import main
 from deepsift.config import Settings
-from deepsift.graph.references import filed_under
 from deepsift.ingest import pipeline
 from deepsift.ingest.chunking import chunk_document
 from deepsift.ingest.loaders import load
 from deepsift.ingest.pipeline import chunk_id, document_hash, find_files, ingest
 from deepsift.llm.models import get_embedder
+from deepsift.retrieval.references import filed_under
 from deepsift.store import Store
 
 from fake_openai import FakeOpenAI

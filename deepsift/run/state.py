@@ -11,8 +11,8 @@ from typing import (
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from typing_extensions import TypedDict
 
-from deepsift.graph.ranking import merge_chunks
 from deepsift.records import Chunk, Route, Source, StepCost, Usage
+from deepsift.retrieval.ranking import merge_chunks
 
 
 def add_usage(left: Usage | None, right: Usage | None) -> Usage:
@@ -37,7 +37,7 @@ class RunState(TypedDict, total=False):
 
     agent: str  # "deepsift" or "search-o1": which agent's graph a checkpointed thread belongs to
     question: str
-    sources_to_search: list[str]  # resolved by the graph on entry (deepsift.graph.sources)
+    sources_to_search: list[str]  # resolved by the graph on entry (deepsift.retrieval.sources)
     web: bool | None  # True once the run asked for the web (--web, or "web" named)
     report_length: str
     report_language: str

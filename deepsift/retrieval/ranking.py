@@ -12,7 +12,7 @@ RRF_K = 60
 # documents, not chunks: a long document often holds the question's two best chunks, and the
 # second document then fell below the hop's pages (RFC folder: recall@2 .751, one search .768).
 QUESTION_LEAD = 2
-# Then the pages of the names the LLM-free hop followed (deepsift.graph.bridge), at most this many:
+# Then the pages of the names the LLM-free hop followed (retrieval.bridge), at most this many:
 # placed there rather than fused, they raised recall@5 on public 2WikiMultiHopQA, HotpotQA and
 # MuSiQue; placing more pushed the question's own third to fifth hits down and lost recall on
 # HotpotQA and MuSiQue (benchmarks/multihop.md).

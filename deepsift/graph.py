@@ -1,4 +1,5 @@
-"""The deepsift agent: the research graph's wiring, nothing else.
+"""The research graph of the default agent (deepsift): its wiring, nothing else. The nodes are
+in deepsift.nodes, what they share in deepsift.run, the search in deepsift.retrieval.
 
 decompose -> route [-> review] -> search (one branch per sub-query x source) -> hop -> reflect
 -> route ...
@@ -12,8 +13,6 @@ from langgraph.graph.state import CompiledStateGraph
 from deepsift.agents import AGENTS, Finish
 from deepsift.config import Settings
 from deepsift.deps import Deps
-from deepsift.graph.state import ResearchInput, ResearchState, allow_state_types
-from deepsift.graph.steps import step
 from deepsift.nodes.answer import answer
 from deepsift.nodes.decompose import decompose
 from deepsift.nodes.hop import hop
@@ -22,6 +21,8 @@ from deepsift.nodes.review import review
 from deepsift.nodes.route import route
 from deepsift.nodes.search import search
 from deepsift.nodes.synthesize import synthesize
+from deepsift.run.state import ResearchInput, ResearchState, allow_state_types
+from deepsift.run.steps import step
 
 
 def build(

@@ -1,22 +1,18 @@
 """The search of the agents that search as they reason (Search-o1, ReAct): their entry (the
 run's sources, and the question's own search so their ranking is never worse than one search),
-one query searched in its routed sources with the LLM-free hop, the run's excerpt numbers, and
-the excerpts their short report cites."""
+and one query searched in its routed sources with the LLM-free hop."""
 
 from concurrent.futures import ThreadPoolExecutor
 from contextvars import copy_context
 from typing import Any, NamedTuple
 
 from deepsift.deps import Deps
-from deepsift.graph.ranking import merge_chunks
-from deepsift.graph.sources import WEB, asked_for_web, available_sources, resolve_sources
-from deepsift.nodes.hop import follow_names
-from deepsift.nodes.route import plan_routes
-from deepsift.nodes.search import search_source
 from deepsift.records import Chunk, Usage
-from deepsift.text.marks import cited
-
-REPORT_EXCERPTS = 8  # the excerpts read that the short report is written from, at most
+from deepsift.retrieval.hop import follow_names
+from deepsift.retrieval.ranking import merge_chunks
+from deepsift.retrieval.routing import plan_routes
+from deepsift.retrieval.search import question_sources, search_source
+from deepsift.retrieval.sources import WEB, asked_for_web, available_sources, resolve_sources
 
 
 def entry(state: dict[str, Any], deps: Deps) -> dict:
@@ -99,30 +95,8 @@ def question_search(
     """The question as asked, searched in the run's collections (and the web with `web`), so
     the ranking of an agent that searches as it reasons fuses every later search with it; as
     one state update."""
-    names = [s for s in sources if s != WEB] if deps.settings.search_question else []
-    names += [WEB] if web else []
     k = deps.settings.question_depth
+    names = question_sources(sources, web, deps)
     return merged_updates(
         [search_source(question, name, deps, k, of_question=True) for name in names]
     )
-
-
-def with_numbers(numbers: dict[str, int], chunks: list[Chunk]) -> dict[str, int]:
-    """The run's excerpt numbers (chunk id -> n, as first shown), with `chunks` not shown
-    before numbered on from the last."""
-    numbers = dict(numbers)
-    for chunk in chunks:
-        numbers.setdefault(chunk.id, len(numbers) + 1)
-    return numbers
-
-
-def report_excerpts(state: dict[str, Any], said: str) -> list[Chunk]:
-    """The excerpts the run read, in the order it read them, those that `said` (what the
-    agent wrote from them) cites first."""
-    chunks = state.get("chunks", {})
-    numbers = state.get("numbers", {})
-    read = sorted((n, chunk_id) for chunk_id, n in numbers.items() if chunk_id in chunks)
-    marked = set(cited(said))
-    first = [chunk_id for n, chunk_id in read if n in marked]
-    ordered = first + [chunk_id for _, chunk_id in read if chunk_id not in first]
-    return [chunks[chunk_id] for chunk_id in ordered[:REPORT_EXCERPTS]]

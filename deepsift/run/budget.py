@@ -5,9 +5,9 @@ worst: a structured call may be retried once (structured.ATTEMPTS), so it counts
 """
 
 from deepsift.config import Settings
-from deepsift.graph.sources import WEB
 from deepsift.llm.structured import ATTEMPTS
 from deepsift.records import Usage
+from deepsift.retrieval.sources import WEB
 
 # A research round keeps room for a section per sub-query, this many at most, then the
 # report's frame (title, findings, conclusion) and its section headings; the report writes

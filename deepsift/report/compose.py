@@ -1,0 +1,212 @@
+"""The report of a research run: the question's parts, each part's evidence chosen without a
+model, sections written from that evidence, then framed, checked and cited."""
+
+from concurrent.futures import ThreadPoolExecutor
+from contextvars import copy_context
+
+from deepsift.deps import Deps
+from deepsift.llm.structured import ATTEMPTS
+from deepsift.report.checks import repeated, said_again
+from deepsift.report.citations import cited_report, web_remark
+from deepsift.report.cited_text import CitedSentence, render, with_marks
+from deepsift.report.claims import numbers
+from deepsift.report.evidence import PlannedSection, asks_figures, plan
+from deepsift.report.headings import distinct_headings, labels, query_heading
+from deepsift.report.parts import part_queries, question_parts, with_names
+from deepsift.report.shape import shape_of
+from deepsift.report.writer import Writer
+from deepsift.retrieval.ranking import ranked
+from deepsift.retrieval.search import search_parts
+from deepsift.retrieval.sources import WEB
+from deepsift.run import budget
+from deepsift.run.state import ResearchState
+from deepsift.text.queries import same_query
+
+CANDIDATES = 8  # a section: the run's best-ranked excerpts whose sentences may become evidence
+MOST_SECTIONS = 10  # a question of many parts gets a section each, up to this many
+SENTENCE_WORDS = 16  # about, of an evidence sentence: how many a section's words need
+
+
+def compose_report(state: ResearchState, deps: Deps) -> dict:
+    """The report. The question's parts (from its wording; else the sub-queries) each get
+    their own search and their own evidence sentences, chosen in code; a section is written
+    from its evidence only, and every sentence checked: its figures and names against its
+    excerpts (deepsift.report.claims), what a reader would catch (deepsift.report.checks).
+    The key findings and the conclusion answer each part in turn; a part no evidence answers
+    is said to be unanswered. Citations are resolved against the excerpts shown, never
+    against the model's text."""
+    settings = deps.settings
+    question = state["question"]
+    shape = shape_of(state, settings.report_length)
+    language = state.get("report_language", settings.report_language)
+    says = labels(language)
+    parts = question_parts(question) or _asked(state, question)[: shape.sections]
+    searches = [[with_names(q, question) for q in part_queries(part)] for part in parts]
+    collections = [s for s in state.get("sources_to_search", []) if s != WEB]
+    known = state.get("chunks", {})
+    found, leads = search_parts(parts, searches, collections, known, deps)
+    queries = [searched + _own(part, state) for searched, part in zip(searches, parts, strict=True)]
+    gathered = {**known, **found}
+    chunks = ranked({**state, "chunks": gathered})[: CANDIDATES * shape.sections]
+    ranked_ids = {c.id for c in chunks}
+    chunks += [c for c in found.values() if c.id not in ranked_ids]
+    affordable = budget.sections_affordable(state.get("usage"), settings)
+    sections = min(max(shape.sections, len(parts)), MOST_SECTIONS, affordable)
+    per_section = max(4, min(10, round(shape.section_words(sections) / SENTENCE_WORDS)))
+    planned, unanswered = plan(parts, queries, chunks, deps.embedder, sections, per_section, leads)
+    shown = list({c.id: c for s in planned for c in s.chunks}.values())
+    # Calls left over go to the checks' rewrites and to asking the headings again.
+    spare = budget.calls_left(state.get("usage"), settings) - budget.structured(
+        len(planned) + budget.FINISHING
+    )
+    writer = Writer(state, deps, shown, language, max(0, spare // ATTEMPTS))
+    title, findings, conclusion, body = question, [], [], []
+    with ThreadPoolExecutor(max_workers=settings.llm_parallel) as pool:
+        # Each call in a copy of this step's context: it stays part of the graph run
+        # (callbacks, the replies a checkpointed run keeps: deepsift.llm.replies).
+        def submit(call, *args):
+            return pool.submit(copy_context().run, call, *args)
+
+        texts = [submit(writer.section, s, parts[s.part]) for s in planned]
+        texts = [t.result() for t in texts]
+        kept = [(s, t) for s, t in zip(planned, texts, strict=True) if t]
+        answered = list(dict.fromkeys(s.part for s, _ in kept))
+        unanswered = sorted(set(unanswered) | (set(range(len(parts))) - set(answered)))
+        if kept:
+            asked = [(parts[s.part], s.goes_on) for s, _ in kept]
+            named = submit(writer.headings, [t for _, t in kept], asked)
+            by_part = [(parts[n], [x for s, t in kept if s.part == n for x in t]) for n in answered]
+            framed = submit(writer.frame, by_part)
+            queried = [query_heading(part, goes_on) for part, goes_on in asked]
+            headings = distinct_headings(named.result(), queried)
+            title, findings, conclusion = framed.result()
+            findings = _found(findings, kept, answered, parts)
+            conclusion = _concluded(conclusion, findings, kept, answered)
+            body = [(h, t) for h, (_, t) in zip(headings, kept, strict=True)]
+    findings, body, conclusion = _unrepeated(findings, body, conclusion, writer)
+    ending = [s for s in conclusion if s]
+    ending += [
+        CitedSentence(text=says.unanswered.format(part=parts[n]), excerpts=[]) for n in unanswered
+    ]
+    report = [f"# {title}"]
+    if found_list := [s for s in findings if s]:
+        report.append(
+            f"## {says.findings}\n\n" + "\n".join(f"- {with_marks(s)}" for s in found_list)
+        )
+    report += [f"## {heading}\n\n{render(said)}" for heading, said in body]
+    if body and ending:
+        report.append(f"## {says.conclusion}\n\n{render(ending)}")
+    if not body:
+        report.append(
+            "The run's LLM-call budget (max_llm_calls) was spent before the report."
+            if state.get("chunks") and not affordable
+            else "Nothing relevant was found in the searched sources."
+        )
+    remarks = web_remark(state.get("web_searches", [])) + _remarks(writer.left_out)
+    if given := len(writer.given_as_found):
+        remarks.append(
+            f"{given} sentence(s) given in their document's own words: the model's restatement "
+            "did not hold to them."
+        )
+    report_text, sources = cited_report(
+        "\n\n".join(report), shown, state.get("notes", []), says, remarks
+    )
+    return {"report": report_text, "sources": sources, "usage": writer.usage, "chunks": found}
+
+
+def _asked(state: ResearchState, question: str) -> list[str]:
+    """The sub-queries as parts, when the wording gives none: each once, in the order asked."""
+    asked: dict[str, str] = {}
+    for query in state.get("sub_queries", []):
+        asked.setdefault(same_query(query), query)
+    return list(asked.values()) or [question]
+
+
+def _own(part: str, state: ResearchState) -> list[str]:
+    """A sub-query that is the part itself: its search's finds count as the part's own."""
+    return [q for q in state.get("sub_queries", []) if same_query(q) == same_query(part)]
+
+
+def _found(
+    findings: list[CitedSentence | None],
+    sections: list[tuple[PlannedSection, list[CitedSentence]]],
+    answered: list[int],
+    parts: list[str],
+) -> list[CitedSentence | None]:
+    """Each answered part's key finding: the model's, or where it gave none that passed the
+    checks (or none with a figure, for a part that asks for an amount), the part's strongest
+    sentence that has one (moved from its section, so it is said once)."""
+    findings = list(findings)
+    for i, part in enumerate(answered):
+        figures = asks_figures(parts[part])
+        if findings[i] and (numbers(findings[i].text) or not figures):
+            continue
+        said = [s for section, part_said in sections if section.part == part for s in part_said]
+        if moved := next((s for s in said if numbers(s.text) or not figures), None):
+            findings[i] = moved
+            next(part_said for _, part_said in sections if moved in part_said).remove(moved)
+    return findings
+
+
+def _concluded(
+    conclusion: list[CitedSentence | None],
+    findings: list[CitedSentence | None],
+    sections: list[tuple[PlannedSection, list[CitedSentence]]],
+    answered: list[int],
+) -> list[CitedSentence | None]:
+    """Each answered part's conclusion sentence: the model's, or where it gave none that
+    passed the checks or only repeated a finding, the part's next strongest sentence after its
+    section's first (moved from the section, so it is said once), one that does not repeat the
+    part's finding."""
+    conclusion = list(conclusion)
+    found = [f.text for f in findings if f]
+    for i, part in enumerate(answered):
+        said = conclusion[i].text if conclusion[i] else ""
+        # The embedded model often copies the finding: that is no conclusion either.
+        if said and not said_again(said, found):
+            continue
+        conclusion[i] = None
+        finding = [findings[i].text] if findings[i] else []
+        for section, said in sections:
+            moved = next((s for s in said[1:] if not repeated(s.text, finding)), None)
+            if section.part == part and moved:
+                said.remove(moved)
+                conclusion[i] = moved
+                break
+    return conclusion
+
+
+def _unrepeated(
+    findings: list[CitedSentence | None],
+    body: list[tuple[str, list[CitedSentence]]],
+    conclusion: list[CitedSentence | None],
+    writer: Writer,
+) -> tuple[list, list, list]:
+    """The report without the sentences that say again what an earlier one says (REPEATED of
+    their words in it), in reading order: findings, sections, conclusion (a finding or a
+    conclusion sentence left out becomes None: they answer the parts in order)."""
+    earlier: list[str] = []
+
+    def kept(sentence: CitedSentence | None) -> CitedSentence | None:
+        if sentence is None:
+            return None
+        if problem := said_again(sentence.text, earlier):
+            writer.left_out.append(problem)
+            return None
+        earlier.append(sentence.text)
+        return sentence
+
+    findings = [kept(s) for s in findings]
+    body = [(heading, [s for s in map(kept, said) if s]) for heading, said in body]
+    return findings, [(h, said) for h, said in body if said], [kept(s) for s in conclusion]
+
+
+def _remarks(left_out: list[str]) -> list[str]:
+    """One note for each kind of problem that left sentences out."""
+    kinds: dict[str, int] = {}
+    for problem in left_out:
+        kind = problem.split(":")[0]
+        if kind == "not in its excerpts":
+            kind = "the excerpts they cite do not state their figures or names"
+        kinds[kind] = kinds.get(kind, 0) + 1
+    return [f"{n} sentence(s) left out: {kind}." for kind, n in kinds.items()]

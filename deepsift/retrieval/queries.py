@@ -1,0 +1,20 @@
+"""Which new queries are worth a search: one that re-asks a searched query in other words finds
+nothing new."""
+
+from deepsift.deps import Deps
+from deepsift.llm.models import similarities
+
+SAME_QUERY_SIMILARITY = 0.9  # cosine above which a "new" query only rephrases an old one
+
+
+def drop_rephrasings(new: list[str], searched: list[str], deps: Deps) -> list[str]:
+    """Drop queries that re-ask a searched one in other words (small models often do):
+    searching them again finds nothing new."""
+    if not new:
+        return new
+    similarity = similarities(deps.embedder, new, searched)
+    return [
+        query
+        for query, row in zip(new, similarity, strict=True)
+        if row.max() < SAME_QUERY_SIMILARITY
+    ]
