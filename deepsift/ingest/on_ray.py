@@ -17,11 +17,11 @@ from deepsift.ingest.pipeline import (
     FileResult,
     IngestReport,
     ParsedFile,
-    begun,
     changed_hash,
-    completed,
+    complete_file,
     parsed_file,
-    pruned,
+    prune_missing,
+    start_ingest,
     stored_chunks,
 )
 from deepsift.llm.models import Embedder
@@ -71,7 +71,7 @@ def ingest_on_ray(
     """`deepsift.ingest.pipeline.ingest`, with loading, chunking and embedding on the Ray
     cluster at `settings.ray_address` ("local": a runtime started on this machine)."""
     ray = _ray()
-    files, results, stored = begun(paths, collection, store, embedder, description)
+    files, results, stored = start_ingest(paths, collection, store, embedder, description)
     on_start(len(files))
     for result in results:
         on_file(result)
@@ -88,7 +88,7 @@ def ingest_on_ray(
             rows = stored_chunks(parsed, batch, vectors[start : start + WRITE_BATCH])
             store.write_chunks(collection, rows)
             first = first or rows[0]
-        return completed(parsed, first, collection, stored, store)
+        return complete_file(parsed, first, collection, stored, store)
 
     changed = []
     for path in files:
@@ -106,7 +106,7 @@ def ingest_on_ray(
             if started:
                 ray.shutdown()
     if prune:
-        results += pruned(collection, stored, store)
+        results += prune_missing(collection, stored, store)
     store.flush(collection)
     return IngestReport(results)
 

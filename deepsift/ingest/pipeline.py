@@ -133,7 +133,7 @@ def ingest(
     next files are parsed and the last batch is written, so the embedder (the slowest stage)
     never waits. `on_chunks(source, embedded, total)` follows the chunks of the current file.
     `pages`: URLs to fetch and store with the URL as source (deepsift.web.pages)."""
-    files, results, stored = begun(paths, collection, store, embedder, description)
+    files, results, stored = start_ingest(paths, collection, store, embedder, description)
     urls = pages.urls if pages else []
 
     def parse(item: Path | str) -> ParsedFile | FileResult:
@@ -178,15 +178,15 @@ def ingest(
                 write(partial(store.write_chunks, collection, rows))
                 first = first or rows[0]
                 on_chunks(source, start + len(batch), total)
-            write(partial(completed, parsed, first, collection, stored, store))
+            write(partial(complete_file, parsed, first, collection, stored, store))
         wait_for_writer()
     if prune:
-        results += pruned(collection, stored, store, urls)
+        results += prune_missing(collection, stored, store, urls)
     store.flush(collection)
     return IngestReport(results)
 
 
-def begun(
+def start_ingest(
     paths: Iterable[Path],
     collection: str,
     store: Store,
@@ -200,7 +200,7 @@ def begun(
     return files, results, store.documents(collection)
 
 
-def pruned(
+def prune_missing(
     collection: str, stored: dict[str, str], store: Store, urls: Sequence[str] = ()
 ) -> list[FileResult]:
     """Drop the stored documents whose files are gone, and, in a run that lists URLs, the pages
@@ -272,7 +272,7 @@ def stored_chunks(
     ]
 
 
-def completed(
+def complete_file(
     parsed: ParsedFile,
     first: StoredChunk | None,
     collection: str,
