@@ -31,7 +31,7 @@ from deepsift.eval.datasets import dataset_hash, load_dataset
 from deepsift.eval.folders import NAIVE_CHUNKS, folder_collection, ranked_documents
 from deepsift.eval.metrics import all_found, recall_at_k
 from deepsift.eval.runner import RANKING_DEPTH, corpus_collection, corpus_store
-from deepsift.llm.models import get_embedder
+from deepsift.llm.embedders import get_embedder
 from deepsift.nodes.hop import hop
 from deepsift.nodes.search import search_source
 from deepsift.retrieval.ranking import DOCUMENT_SPREAD, SUB_QUERY_WEIGHT, merge_chunks, ranked

@@ -28,8 +28,9 @@ from deepsift import Settings
 from deepsift.batch import BatchQuestion, run_batch
 from deepsift.deps import Deps
 from deepsift.ingest.pipeline import ingest
+from deepsift.llm.chat import chat_model
 from deepsift.llm.embed_batcher import EmbedBatcher
-from deepsift.llm.models import chat_model, get_embedder
+from deepsift.llm.embedders import get_embedder
 from deepsift.store import Store
 
 from fake_openai import FakeOpenAI

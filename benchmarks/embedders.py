@@ -23,7 +23,7 @@ from deepsift.deps import Deps
 from deepsift.eval.datasets import dataset_hash, load_dataset
 from deepsift.eval.metrics import all_found, recall_at_k
 from deepsift.eval.runner import corpus_collection
-from deepsift.llm.models import get_embedder
+from deepsift.llm.embedders import get_embedder
 from deepsift.store import Store
 
 EVAL = Path(__file__).parent.parent.parent / "shared" / "eval"

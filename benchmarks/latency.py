@@ -22,7 +22,8 @@ from _common import DEMO_DESCRIPTIONS, DEMO_QUESTION, print_table, save
 from deepsift import Settings, research
 from deepsift.deps import Deps
 from deepsift.ingest.pipeline import ingest
-from deepsift.llm.models import chat_model, get_embedder
+from deepsift.llm.chat import chat_model
+from deepsift.llm.embedders import get_embedder
 from deepsift.store import Store
 
 from fake_openai import FakeOpenAI

@@ -19,7 +19,8 @@ from _common import DEMO_DESCRIPTIONS, print_table, save
 from deepsift import Settings
 from deepsift.deps import Deps
 from deepsift.eval.datasets import load_dataset
-from deepsift.llm.models import chat_model, get_embedder, similarities
+from deepsift.llm.chat import chat_model
+from deepsift.llm.embedders import get_embedder, similarities
 from deepsift.nodes.route import best_lead, model_routes
 from deepsift.store import Store
 from deepsift.web import WEB, WEB_DESCRIPTION

@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 from _common import print_table, save
 
-from deepsift.llm.models import LOCAL_MODEL_NAME, LocalChatServer
+from deepsift.llm.local_model import LOCAL_MODEL_NAME, LocalChatServer
 
 TOPICS = ["lake", "bridge", "forest", "harbour", "railway", "glacier", "vineyard", "observatory"]
 

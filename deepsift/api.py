@@ -20,7 +20,7 @@ from deepsift.config import LENGTHS, Length, Settings
 from deepsift.deps import Deps
 from deepsift.errors import RunStopped, UserError
 from deepsift.llm import replies
-from deepsift.llm.models import cancelled_by, endpoint_failure
+from deepsift.llm.endpoint import cancelled_by, endpoint_failure
 from deepsift.records import Usage
 
 

@@ -20,8 +20,9 @@ from deepsift.api import research
 from deepsift.config import Settings
 from deepsift.deps import Deps
 from deepsift.errors import UserError
+from deepsift.llm.chat import chat_model
 from deepsift.llm.embed_batcher import EmbedBatcher
-from deepsift.llm.models import chat_model, get_embedder
+from deepsift.llm.embedders import get_embedder
 from deepsift.retrieval.sources import resolve_sources
 from deepsift.store import Store
 

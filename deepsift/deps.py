@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 from langchain_core.language_models import BaseChatModel
 
 from deepsift.config import Settings
-from deepsift.llm.models import Embedder, chat_model, get_embedder
+from deepsift.llm.chat import chat_model
+from deepsift.llm.embedders import Embedder, get_embedder
 from deepsift.store import Store
 from deepsift.web import web_configured
 

@@ -30,7 +30,7 @@ from pymilvus import (  # noqa: E402
 
 from deepsift.config import Settings
 from deepsift.errors import UserError
-from deepsift.llm.models import Embedder
+from deepsift.llm.embedders import Embedder
 from deepsift.records import Chunk
 
 # Milvus Lite does not implement the query iterator's timestamp call: its in-process gRPC server

@@ -14,7 +14,8 @@ from pydantic import Field, create_model
 from deepsift.config import Settings
 from deepsift.deps import Deps
 from deepsift.graph import build_graph
-from deepsift.llm.models import chat_model, get_embedder
+from deepsift.llm.chat import chat_model
+from deepsift.llm.embedders import get_embedder
 from deepsift.store import Store
 
 # The settings a run may set, as Studio shows them; secrets stay in the environment.

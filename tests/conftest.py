@@ -11,6 +11,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from deepsift.config import Settings  # noqa: E402
+from deepsift.llm.local_model import free_port
 
 from fake_openai import FakeOpenAI  # noqa: E402
 from scripted import ScriptedResearcher  # noqa: E402
@@ -64,7 +65,7 @@ def settings(tmp_path: Path, scripted_llm: FakeOpenAI) -> Settings:
 def sample_store(tmp_path_factory: pytest.TempPathFactory):
     """The sample corpus ingested once into its two collections, in a fresh Milvus Lite file."""
     from deepsift.ingest.pipeline import ingest
-    from deepsift.llm.models import get_embedder
+    from deepsift.llm.embedders import get_embedder
     from deepsift.store import Store
 
     settings = Settings(data_dir=tmp_path_factory.mktemp("corpus"))
@@ -80,15 +81,10 @@ def sample_store(tmp_path_factory: pytest.TempPathFactory):
 def deps(settings: Settings, sample_store):
     """What a research run needs: the sample corpus and the scripted model."""
     from deepsift.deps import Deps
-    from deepsift.llm.models import chat_model, get_embedder
+    from deepsift.llm.chat import chat_model
+    from deepsift.llm.embedders import get_embedder
 
     return Deps(settings, sample_store, get_embedder(settings), chat_model(settings))
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @pytest.fixture(scope="session")
@@ -99,7 +95,7 @@ def milvus_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         pytest.skip(
             f"{MILVUS_SERVER} not found: milvus-lite's server comes with the milvus-lite package"
         )
-    port = _free_port()
+    port = free_port()
     data = tmp_path_factory.mktemp("milvus-server")
     command = [str(MILVUS_SERVER), "server", "--data-dir", str(data), "--host", "127.0.0.1"]
     process = subprocess.Popen(  # in its own folder: no test's clean-up takes it for its own

@@ -4,7 +4,7 @@ import re
 
 from deepsift.config import Settings
 from deepsift.deps import Deps
-from deepsift.llm.models import chat_model
+from deepsift.llm.chat import chat_model
 from deepsift.records import Chunk
 from deepsift.report.answer import short_answer
 

@@ -1,6 +1,5 @@
 import json
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -10,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import deepsift.cli
+from deepsift.llm.local_model import free_port
 
 from conftest import CORPUS, run_cli
 from fake_openai import FakeOpenAI
@@ -38,14 +38,8 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return data
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def test_unreachable_llm_endpoint_is_one_line_naming_the_url_with_exit_2(data):
-    url = f"http://127.0.0.1:{_free_port()}/v1"
+    url = f"http://127.0.0.1:{free_port()}/v1"
     started = time.monotonic()
 
     result = run_cli("research", "What is Kestrel Works?", data=data, DEEPSIFT_LLM_BASE_URL=url)

@@ -6,7 +6,8 @@ import pytest
 
 from deepsift import Settings, research
 from deepsift.deps import Deps
-from deepsift.llm.models import chat_model, get_embedder
+from deepsift.llm.chat import chat_model
+from deepsift.llm.embedders import get_embedder
 
 
 @pytest.mark.embedded_model

@@ -11,7 +11,8 @@ import pytest
 
 import deepsift.store
 from deepsift.ingest.pipeline import ingest
-from deepsift.llm.models import E5Embedder, ModelError, get_embedder, similarities
+from deepsift.llm.embedders import E5Embedder, get_embedder, similarities
+from deepsift.llm.installed import ModelError
 from deepsift.report.evidence import RELEVANT
 from deepsift.store import Store, StoreError
 

@@ -180,7 +180,7 @@ def _numbered_folder(tmp_path: Path):
     """Three numbered documents, titled by file name: one refers to another by its number."""
     from deepsift.deps import Deps
     from deepsift.ingest.pipeline import ingest
-    from deepsift.llm.models import get_embedder
+    from deepsift.llm.embedders import get_embedder
 
     folder = tmp_path / "rfcs"
     folder.mkdir()
@@ -323,7 +323,8 @@ def test_numbers_a_sub_query_made_up_are_struck_and_an_empty_one_dropped():
 
 def test_sub_queries_that_striking_made_alike_are_searched_once(tmp_path, sample_store):
     from deepsift.deps import Deps
-    from deepsift.llm.models import chat_model, get_embedder
+    from deepsift.llm.chat import chat_model
+    from deepsift.llm.embedders import get_embedder
     from deepsift.nodes.decompose import decompose
 
     planned = [

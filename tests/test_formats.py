@@ -10,7 +10,7 @@ from deepsift.ingest.chunking import chunk_document
 from deepsift.ingest.document import LoadError
 from deepsift.ingest.loaders import load
 from deepsift.ingest.pipeline import ingest
-from deepsift.llm.models import get_embedder
+from deepsift.llm.embedders import get_embedder
 from deepsift.store import Store
 
 PEP = """\

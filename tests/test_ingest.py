@@ -5,7 +5,7 @@ import pytest
 
 from deepsift.ingest import pipeline
 from deepsift.ingest.pipeline import ingest
-from deepsift.llm.models import get_embedder
+from deepsift.llm.embedders import get_embedder
 from deepsift.store import Store, StoredChunk, StoreError
 
 from conftest import CORPUS, run_cli

@@ -6,7 +6,8 @@ from concurrent.futures import ThreadPoolExecutor
 from deepsift.api import research
 from deepsift.config import Settings
 from deepsift.deps import Deps
-from deepsift.llm.models import chat_model, get_embedder
+from deepsift.llm.chat import chat_model
+from deepsift.llm.embedders import get_embedder
 
 from fake_openai import FakeOpenAI
 from scripted import ScriptedResearcher

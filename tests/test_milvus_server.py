@@ -14,7 +14,8 @@ from test_serve import run_events
 
 from deepsift.config import Settings
 from deepsift.deps import Deps
-from deepsift.llm.models import chat_model, get_embedder
+from deepsift.llm.chat import chat_model
+from deepsift.llm.embedders import get_embedder
 from deepsift.serve.app import create_app
 from deepsift.store import Store, StoredChunk
 

@@ -8,7 +8,7 @@ import pytest
 from deepsift.config import Settings
 from deepsift.errors import UserError
 from deepsift.ingest.pipeline import ingest
-from deepsift.llm.models import get_embedder
+from deepsift.llm.embedders import get_embedder
 from deepsift.store import Store
 
 from conftest import CORPUS, run_cli

@@ -9,7 +9,8 @@ from deepsift.api import research
 from deepsift.config import Settings
 from deepsift.deps import Deps
 from deepsift.errors import RunStopped
-from deepsift.llm.models import chat_model, get_embedder
+from deepsift.llm.chat import chat_model
+from deepsift.llm.embedders import get_embedder
 from deepsift.prompts.react_examples import EXAMPLES
 
 from conftest import run_cli

@@ -8,7 +8,8 @@ from deepsift import Settings, research
 from deepsift.api import CitedSource, ResearchResult, RunUsage
 from deepsift.deps import Deps
 from deepsift.eval.reports import score
-from deepsift.llm.models import chat_model, get_embedder
+from deepsift.llm.chat import chat_model
+from deepsift.llm.embedders import get_embedder
 from deepsift.nodes.reflect import MAX_NEW_QUERIES
 from deepsift.records import Chunk, Source
 from deepsift.report.citations import cited_report

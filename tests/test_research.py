@@ -6,7 +6,8 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from deepsift import Settings, research
 from deepsift.deps import Deps
 from deepsift.errors import UserError
-from deepsift.llm.models import chat_model, get_embedder
+from deepsift.llm.chat import chat_model
+from deepsift.llm.embedders import get_embedder
 from deepsift.store import StoreError
 
 from fake_openai import FakeOpenAI
@@ -153,7 +154,7 @@ def test_collections_restrict_where_the_searches_go(settings, deps):
 
 
 def test_an_interrupted_run_resumes_from_its_checkpoint_without_redoing_steps(settings, deps):
-    from deepsift.llm.models import chat_model
+    from deepsift.llm.chat import chat_model
 
     from fake_openai import FakeOpenAI
     from scripted import ScriptedResearcher
@@ -192,7 +193,7 @@ def test_an_interrupted_run_resumes_from_its_checkpoint_without_redoing_steps(se
     ],
 )
 def test_a_follow_up_that_only_rephrases_a_searched_query_ends_the_loop(settings, deps, rephrasing):
-    from deepsift.llm.models import chat_model
+    from deepsift.llm.chat import chat_model
 
     from fake_openai import FakeOpenAI
     from scripted import SUB_QUERIES, ScriptedResearcher

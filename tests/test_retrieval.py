@@ -3,7 +3,8 @@ follow-ups that must add a term, and sections chosen by evidence."""
 
 from deepsift import Settings, research
 from deepsift.deps import Deps
-from deepsift.llm.models import chat_model, get_embedder
+from deepsift.llm.chat import chat_model
+from deepsift.llm.embedders import get_embedder
 from deepsift.nodes.route import dispatch, question_searches
 from deepsift.records import Chunk, Usage
 from deepsift.report.shape import SHAPES

@@ -1,7 +1,8 @@
 from deepsift.api import research
 from deepsift.config import Settings
 from deepsift.deps import Deps
-from deepsift.llm.models import chat_model, get_embedder
+from deepsift.llm.chat import chat_model
+from deepsift.llm.embedders import get_embedder
 from deepsift.prompts.search_o1 import (
     BEGIN_RESULT,
     END_QUERY,

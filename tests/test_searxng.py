@@ -10,7 +10,8 @@ from deepsift.api import research
 from deepsift.config import Settings, SettingsError, load_settings
 from deepsift.deps import Deps
 from deepsift.errors import UserError
-from deepsift.llm.models import chat_model, get_embedder
+from deepsift.llm.chat import chat_model
+from deepsift.llm.embedders import get_embedder
 from deepsift.web.filters import WebFilter, host_of, parse_date
 from deepsift.web.results import SearchError
 from deepsift.web.searxng import SearxngSearch

@@ -3,7 +3,6 @@ the rules that keep the server to its owner (token, loopback names, upload limit
 
 import json
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -15,6 +14,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from deepsift.config import Settings
+from deepsift.llm.local_model import free_port
 from deepsift.serve.app import create_app
 from deepsift.serve.runs import INDEX_FILE
 from deepsift.serve.uploads import safe_path
@@ -24,12 +24,6 @@ from fake_openai import FakeOpenAI
 from scripted import ScriptedResearcher
 
 QUESTION = "Why was Kestrel Works built and did it reduce phosphorus in Lake Veldmere?"
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def sse(body: str) -> list[tuple[str, dict]]:
@@ -408,7 +402,8 @@ def test_a_run_whose_endpoint_fails_ends_its_stream_with_a_one_line_error(
     tmp_path: Path, sample_store
 ):
     from deepsift.deps import Deps
-    from deepsift.llm.models import chat_model, get_embedder
+    from deepsift.llm.chat import chat_model
+    from deepsift.llm.embedders import get_embedder
 
     with FakeOpenAI(ScriptedResearcher(), dies_at=lambda body: True) as dead:
         settings = Settings(
@@ -427,7 +422,7 @@ def test_a_run_whose_endpoint_fails_ends_its_stream_with_a_one_line_error(
 
 
 def test_serve_token_alone_makes_a_new_one_that_ps_never_shows(tmp_path: Path):
-    port = _free_port()
+    port = free_port()
     data = tmp_path / "data"
     process = subprocess.Popen(
         [sys.executable, "-m", "deepsift", "serve", "--token", "--port", str(port)],

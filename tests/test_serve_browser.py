@@ -3,7 +3,6 @@ scripted endpoint, driven through its page by Debian's Chromium (never a downloa
 
 import io
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -12,6 +11,8 @@ from pathlib import Path
 import docx
 import httpx
 import pytest
+
+from deepsift.llm.local_model import free_port
 
 from fake_openai import FakeOpenAI
 from scripted import ScriptedResearcher
@@ -38,12 +39,6 @@ NOTES = {
     '<a href="javascript:window.pwned=3" onclick="window.pwned=4">here</a>.\n',
 }
 TOKEN = "t0k3n-for-the-browser-test"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @pytest.fixture

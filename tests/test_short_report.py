@@ -3,7 +3,7 @@ excerpts they cite, like the deepsift report's sentences."""
 
 from deepsift.config import Settings
 from deepsift.deps import Deps
-from deepsift.llm.models import chat_model
+from deepsift.llm.chat import chat_model
 from deepsift.records import Chunk
 from deepsift.report.short import short_report
 

@@ -1,7 +1,7 @@
 import pytest
 from pydantic import BaseModel
 
-from deepsift.llm.models import chat_model
+from deepsift.llm.chat import chat_model
 from deepsift.llm.structured import ask_structured, parse_json
 
 from fake_openai import FakeOpenAI

@@ -8,7 +8,8 @@ from deepsift.api import research
 from deepsift.config import Settings
 from deepsift.deps import Deps
 from deepsift.errors import UserError
-from deepsift.llm.models import chat_model, get_embedder
+from deepsift.llm.chat import chat_model
+from deepsift.llm.embedders import get_embedder
 
 from conftest import CORPUS, run_cli
 from fake_openai import FakeOpenAI

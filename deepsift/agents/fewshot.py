@@ -6,7 +6,7 @@ import threading
 import numpy as np
 
 from deepsift.agents.calculator import calculate
-from deepsift.llm.models import Embedder
+from deepsift.llm.embedders import Embedder
 from deepsift.prompts.react import NOTHING_FOUND, OBSERVATION, THOUGHT_GOES_ON
 from deepsift.prompts.react_examples import EXAMPLES
 

@@ -51,7 +51,7 @@ def _user_error(e: Exception) -> str | None:
     """The one line to show for a failure the user can fix; None for a bug."""
     if isinstance(e, UserError):
         return str(e)
-    from deepsift.llm.models import endpoint_failure  # not before: it loads the model libraries
+    from deepsift.llm.endpoint import endpoint_failure  # not before: it loads the model libraries
 
     return endpoint_failure(e)
 

@@ -41,7 +41,7 @@ def run_collections(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _reembed(store: "Store", name: str, settings: Settings) -> int:
-    from deepsift.llm.models import get_embedder
+    from deepsift.llm.embedders import get_embedder
 
     embedder = get_embedder(settings)
     with Progress(console=err, transient=True) as progress:

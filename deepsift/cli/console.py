@@ -52,7 +52,7 @@ class Waiting:
         self.step = step
 
     def __rich__(self) -> str:
-        from deepsift.llm.models import llm_waiting  # loaded by then: the run has started
+        from deepsift.llm.endpoint import llm_waiting  # loaded by then: the run has started
 
         waited = llm_waiting()
         if waited is None or waited < 1:

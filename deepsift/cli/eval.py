@@ -74,7 +74,8 @@ def run_eval(args: argparse.Namespace, settings: Settings) -> int:
     from deepsift.eval.folders import NAIVE_CHUNKS, check_gold, folder_digest
     from deepsift.eval.runner import Evaluator, ResultsFile, bounds, corpus_store
     from deepsift.eval.summary import write_outputs
-    from deepsift.llm.models import chat_model, get_embedder
+    from deepsift.llm.chat import chat_model
+    from deepsift.llm.embedders import get_embedder
 
     agents = [a.strip() for a in args.agents.split(",") if a.strip()]
     unknown = sorted(set(agents) - set(eval_agents()))
@@ -226,7 +227,7 @@ def _run_reports(args: argparse.Namespace, settings: Settings) -> int:
     from deepsift.api import research
     from deepsift.deps import Deps
     from deepsift.eval import reports
-    from deepsift.llm.models import chat_model
+    from deepsift.llm.chat import chat_model
 
     if args.questions is None:
         raise UserError("eval reports needs --questions FILE.jsonl")
@@ -241,7 +242,7 @@ def _run_reports(args: argparse.Namespace, settings: Settings) -> int:
         deps = Deps.from_settings(settings)
     else:  # the folder's collection, in the evaluation store
         from deepsift.eval.runner import corpus_store
-        from deepsift.llm.models import get_embedder
+        from deepsift.llm.embedders import get_embedder
 
         deps = Deps(settings, corpus_store(settings), get_embedder(settings), chat_model(settings))
         sources = [_ingest_folder(args.corpus, deps)]

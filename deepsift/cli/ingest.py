@@ -17,7 +17,7 @@ from deepsift.errors import UserError
 
 def run_ingest(args: argparse.Namespace, settings: Settings) -> int:
     from deepsift.ingest.pipeline import FileResult, ingest
-    from deepsift.llm.models import get_embedder
+    from deepsift.llm.embedders import get_embedder
     from deepsift.store import Store, check_collection_name
     from deepsift.text.locations import display_path, is_url
 

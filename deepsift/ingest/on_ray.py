@@ -24,7 +24,7 @@ from deepsift.ingest.pipeline import (
     start_ingest,
     stored_chunks,
 )
-from deepsift.llm.models import Embedder
+from deepsift.llm.embedders import Embedder
 from deepsift.store import Store, StoredChunk
 
 CPUS_PER_WORKER = 2  # an embedder's ONNX runtime uses two threads well; more gain little
@@ -38,7 +38,7 @@ def _embedding_actor(settings: Settings) -> type:
 
     class EmbedFiles:
         def __init__(self) -> None:
-            from deepsift.llm.models import get_embedder
+            from deepsift.llm.embedders import get_embedder
 
             self.embedder = get_embedder(settings)
 

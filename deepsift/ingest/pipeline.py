@@ -16,7 +16,7 @@ from deepsift.config import Settings
 from deepsift.ingest.chunking import TextChunk, chunk_document
 from deepsift.ingest.document import LoadError
 from deepsift.ingest.loaders import SUPPORTED, load
-from deepsift.llm.models import Embedder
+from deepsift.llm.embedders import Embedder
 from deepsift.store import Store, StoredChunk
 from deepsift.text.locations import is_url
 

@@ -10,7 +10,7 @@ import threading
 import time
 from concurrent.futures import Future
 
-from deepsift.llm.models import Embedder
+from deepsift.llm.embedders import Embedder
 
 
 class EmbedBatcher:

@@ -8,7 +8,7 @@ import re
 import numpy as np
 from pydantic import BaseModel
 
-from deepsift.llm.models import Embedder, similarities
+from deepsift.llm.embedders import Embedder, similarities
 from deepsift.records import Chunk
 from deepsift.report.claims import names, numbers
 from deepsift.text.sentences import split_sentences

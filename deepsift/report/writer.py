@@ -9,7 +9,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from pydantic import BaseModel
 
 from deepsift.deps import Deps
-from deepsift.llm.models import LOCAL_SUMMING, LOCAL_WRITING
+from deepsift.llm.local_model import LOCAL_SUMMING, LOCAL_WRITING
 from deepsift.llm.structured import Schema, ask_structured
 from deepsift.prompts import synthesize as prompt
 from deepsift.records import Chunk, Usage

@@ -2,7 +2,7 @@
 nothing new."""
 
 from deepsift.deps import Deps
-from deepsift.llm.models import similarities
+from deepsift.llm.embedders import similarities
 
 SAME_QUERY_SIMILARITY = 0.9  # cosine above which a "new" query only rephrases an old one
 

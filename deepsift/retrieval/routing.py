@@ -6,7 +6,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel
 
 from deepsift.deps import Deps
-from deepsift.llm.models import similarities
+from deepsift.llm.embedders import similarities
 from deepsift.llm.structured import ask_structured
 from deepsift.prompts import route as prompt
 from deepsift.records import Route, Usage

@@ -8,7 +8,7 @@ from typing import Any
 
 from langgraph.types import Command
 
-from deepsift.llm.models import check_cancelled
+from deepsift.llm.endpoint import check_cancelled
 from deepsift.records import StepCost, Usage
 
 

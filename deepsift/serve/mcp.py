@@ -36,7 +36,9 @@ from deepsift.config import Length, Settings
 from deepsift.deps import Deps
 from deepsift.errors import UserError
 from deepsift.ingest.loaders import SUPPORTED
-from deepsift.llm.models import Embedder, chat_model, endpoint_failure, get_embedder
+from deepsift.llm.chat import chat_model
+from deepsift.llm.embedders import Embedder, get_embedder
+from deepsift.llm.endpoint import endpoint_failure
 from deepsift.serve.runs import validation_line
 from deepsift.store import CollectionInfo, Store
 from deepsift.web import WEB, web_configured

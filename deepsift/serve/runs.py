@@ -21,7 +21,7 @@ from deepsift.api import new_thread_id, research
 from deepsift.config import Length, Settings
 from deepsift.deps import Deps
 from deepsift.errors import UserError
-from deepsift.llm.models import RunCancelled, endpoint_failure
+from deepsift.llm.endpoint import RunCancelled, endpoint_failure
 from deepsift.report.export import body_html
 from deepsift.retrieval.sources import resolve_sources
 

@@ -15,7 +15,7 @@ from pydantic import BaseModel
 from deepsift.config import Settings
 from deepsift.ingest.chunking import chunk_document
 from deepsift.ingest.document import Block, LoadedDocument
-from deepsift.llm.models import Embedder, similarities
+from deepsift.llm.embedders import Embedder, similarities
 from deepsift.llm.structured import ask_structured
 from deepsift.prompts import web as prompt
 from deepsift.records import Chunk, Usage

@@ -15,7 +15,7 @@ import pytest
 from deepsift.cli import main
 from deepsift.cli.console import Waiting
 from deepsift.config import Settings
-from deepsift.llm.models import chat_model
+from deepsift.llm.chat import chat_model
 
 from fake_openai import FakeOpenAI, schema_name
 from scripted import ScriptedResearcher
@@ -69,7 +69,7 @@ def clean_calls(corpus_uri, tmp_path_factory) -> list[str]:
     """The LLM calls (their schemas) of one clean run of QUESTION."""
     from deepsift import research
     from deepsift.deps import Deps
-    from deepsift.llm.models import get_embedder
+    from deepsift.llm.embedders import get_embedder
     from deepsift.store import Store
 
     with FakeOpenAI(ScriptedResearcher(follow_ups=[])) as server:

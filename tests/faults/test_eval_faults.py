@@ -12,7 +12,7 @@ from deepsift.cli import main
 from deepsift.config import Settings
 from deepsift.deps import Deps
 from deepsift.eval.runner import ResultsFile
-from deepsift.llm.models import get_embedder
+from deepsift.llm.embedders import get_embedder
 from deepsift.retrieval.sources import resolve_sources
 from deepsift.store import Store
 

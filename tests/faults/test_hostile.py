@@ -9,7 +9,8 @@ import pytest
 from deepsift import Settings, research
 from deepsift.agents.search_o1 import _result
 from deepsift.deps import Deps
-from deepsift.llm.models import chat_model, get_embedder
+from deepsift.llm.chat import chat_model
+from deepsift.llm.embedders import get_embedder
 from deepsift.prompts.search_o1 import BEGIN_QUERY, BEGIN_RESULT, END_RESULT
 from deepsift.records import Chunk, Source
 from deepsift.report.citations import sources_section

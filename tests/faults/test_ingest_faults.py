@@ -19,7 +19,7 @@ from deepsift.ingest import pipeline
 from deepsift.ingest.chunking import chunk_document
 from deepsift.ingest.loaders import load
 from deepsift.ingest.pipeline import chunk_id, document_hash, find_files, ingest
-from deepsift.llm.models import get_embedder
+from deepsift.llm.embedders import get_embedder
 from deepsift.retrieval.references import filed_under
 from deepsift.store import Store
 
