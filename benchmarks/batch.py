@@ -25,7 +25,7 @@ from pathlib import Path
 from _common import print_table, save
 
 from deepsift import Settings
-from deepsift.batch import BatchQuestion, run_batch
+from deepsift.api.batch import BatchQuestion, run_batch
 from deepsift.deps import Deps
 from deepsift.ingest.pipeline import ingest
 from deepsift.llm.chat import chat_model

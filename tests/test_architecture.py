@@ -183,7 +183,7 @@ LAYERS = [
     {"agents"},
     {"graph"},
     {"api"},
-    {"batch", "eval", "studio"},
+    {"eval", "studio"},
     {"serve"},
     {"cli"},
     {"__main__", ""},  # "": the package's own __init__ (its lazy names)

@@ -9,7 +9,7 @@ one line in AGENTS.
 This module stays light (an agent's graph is imported when it is built), so the command line
 can offer the agents as choices. The agents may import report, run, retrieval, llm, web,
 store, text, prompts and the top-level records, config, deps and errors; never nodes, graph,
-api, batch, eval, serve or cli.
+api, eval, serve or cli.
 """
 
 from collections.abc import Callable

@@ -8,7 +8,7 @@ from deepsift.errors import UserError
 
 
 def run_batch_command(args: argparse.Namespace, settings: Settings) -> int:
-    from deepsift.batch import answered_ids, read_questions, run_batch
+    from deepsift.api.batch import answered_ids, read_questions, run_batch
 
     if args.concurrency is not None and args.concurrency < 1:
         raise UserError("--concurrency must be at least 1")

@@ -4,10 +4,9 @@ import argparse
 import json
 from typing import TYPE_CHECKING
 
-from rich.progress import Progress
 from rich.table import Table
 
-from deepsift.cli.console import err, out
+from deepsift.cli.console import err, out, transient_progress
 from deepsift.config import Settings
 from deepsift.errors import UserError
 
@@ -44,7 +43,7 @@ def _reembed(store: "Store", name: str, settings: Settings) -> int:
     from deepsift.llm.embedders import get_embedder
 
     embedder = get_embedder(settings)
-    with Progress(console=err, transient=True) as progress:
+    with transient_progress() as progress:
         task = progress.add_task(f"re-embedding {name} with {embedder.name}", total=None)
         done = store.reembed(
             name, embedder, lambda done, total: progress.update(task, completed=done, total=total)

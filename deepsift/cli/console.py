@@ -19,6 +19,15 @@ err = Console(stderr=True)
 out = Console()
 
 
+def transient_progress(elapsed: bool = False) -> Progress:
+    """A progress bar of done items that goes away when they are (with the time so far when
+    `elapsed`)."""
+    columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn()]
+    return Progress(
+        *columns, *([TimeElapsedColumn()] if elapsed else []), console=err, transient=True
+    )
+
+
 def counting_progress() -> Progress:
     """A progress bar of done items that also counts failures and shows the time left."""
     columns = [

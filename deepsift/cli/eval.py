@@ -4,10 +4,8 @@
 import argparse
 from pathlib import Path
 
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
 from deepsift.agents import AGENTS
-from deepsift.cli.console import counting_progress, err
+from deepsift.cli.console import counting_progress, err, transient_progress
 from deepsift.config import LENGTHS, Settings
 from deepsift.errors import UserError
 from deepsift.eval import NAIVE, eval_agents
@@ -146,13 +144,7 @@ def _ingest_folder(corpus: Path, deps) -> str:
     """The folder's collection, up to date, with a progress bar of its files."""
     from deepsift.eval.folders import folder_collection
 
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        console=err,
-        transient=True,
-    ) as progress:
+    with transient_progress() as progress:
         task = progress.add_task(f"ingesting {corpus}", total=None)
         name, report = folder_collection(
             corpus,
@@ -168,13 +160,7 @@ def _ingest_folder(corpus: Path, deps) -> str:
 def _build_corpus(questions, digest, label, deps) -> str:
     from deepsift.eval.runner import corpus_collection
 
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        console=err,
-        transient=True,
-    ) as progress:
+    with transient_progress() as progress:
         task = progress.add_task("embedding the corpus", total=None)
         return corpus_collection(
             questions,
@@ -222,9 +208,6 @@ def _run(evaluator, agents, selected, results, args) -> bool:
 
 def _run_reports(args: argparse.Namespace, settings: Settings) -> int:
     """Research every question, save its report, score it; a failed question is a row too."""
-    import openai
-
-    from deepsift.api import research
     from deepsift.deps import Deps
     from deepsift.eval import reports
     from deepsift.llm.chat import chat_model
@@ -236,8 +219,6 @@ def _run_reports(args: argparse.Namespace, settings: Settings) -> int:
     sources = [n.strip() for n in (args.collections or "").split(",") if n.strip()] or None
     if args.corpus is not None and sources:
         raise UserError("eval reports researches either --corpus DIR or --collections, not both")
-    (args.out / "reports").mkdir(parents=True, exist_ok=True)
-    rows = []
     if args.corpus is None:
         deps = Deps.from_settings(settings)
     else:  # the folder's collection, in the evaluation store
@@ -250,39 +231,13 @@ def _run_reports(args: argparse.Namespace, settings: Settings) -> int:
     try:
         with counting_progress() as progress:
             task = progress.add_task("reports", total=len(selected), failed=0)
-            for question in selected:
-                seen: dict = {"chunks": {}, "sources": []}  # what the run's updates carried
-                try:
-                    result = research(
-                        question.question,
-                        settings,
-                        collections=sources,
-                        length=question.length or args.length,
-                        language=question.language,
-                        deps=deps,
-                        checkpoints=False,
-                        on_update=lambda _, update, seen=seen: _keep(seen, update),
-                    )
-                except (openai.APIConnectionError, openai.AuthenticationError):
-                    raise
-                except Exception as e:  # one question's failure is a result, not the end
-                    rows.append({"id": question.id, "error": f"{type(e).__name__}: {e}"})
-                    progress.update(task, advance=1, failed=len([r for r in rows if "error" in r]))
-                    continue
-                (args.out / "reports" / f"{question.id}.md").write_text(result.report)
-                language = question.language or settings.report_language
-                scores = reports.score(result, seen["sources"], seen["chunks"], language)
-                stated = reports.rubric(result.report, question.facts, language)
-                row = {
-                    "id": question.id,
-                    **({"rubric": stated} if question.facts else {}),
-                    **scores,
-                }
-                if judge_llm is not None:
-                    rubric, _ = reports.judge(judge_llm, question.question, result.report)
-                    row |= rubric.model_dump() if rubric else {}
-                rows.append(row)
-                progress.update(task, advance=1)
+
+            def advance(rows: list[dict]) -> None:
+                progress.update(task, advance=1, failed=sum("error" in row for row in rows))
+
+            rows = reports.research_and_score(
+                selected, args.out, settings, deps, sources, args.length, judge_llm, advance
+            )
     finally:
         deps.store.close()
     scored = [row for row in rows if "error" not in row]
@@ -294,8 +249,3 @@ def _run_reports(args: argparse.Namespace, settings: Settings) -> int:
         + (f"; {failed} question(s) failed, see reports.jsonl" if failed else "")
     )
     return 1 if failed == len(rows) else 0
-
-
-def _keep(seen: dict, update: dict) -> None:
-    seen["chunks"].update(update.get("chunks", {}))
-    seen["sources"] = update.get("sources", seen["sources"])

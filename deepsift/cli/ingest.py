@@ -7,10 +7,9 @@ from functools import partial
 from pathlib import Path
 
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from deepsift.cli.console import err
+from deepsift.cli.console import err, transient_progress
 from deepsift.config import Settings
 from deepsift.errors import UserError
 
@@ -42,13 +41,7 @@ def run_ingest(args: argparse.Namespace, settings: Settings) -> int:
             soft_wrap=True,
         )
     started = time.monotonic()
-    columns = [
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-    ]
-    with store, Progress(*columns, console=err, transient=True) as progress:
+    with store, transient_progress(elapsed=True) as progress:
         task = progress.add_task("loading the embedding model", total=None)
         chunks = 0
 

@@ -2,7 +2,7 @@
 and its summaries, and the scoring of reports (`deepsift eval reports`). The command itself is
 deepsift.cli.eval.
 
-May import the agents and everything below them, and the Python API (api); never batch, serve
+May import the agents and everything below them, and the Python API (api); never studio, serve
 or cli.
 """
 

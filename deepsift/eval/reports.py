@@ -3,12 +3,16 @@
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 
+import openai
 from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
-from deepsift.api import ResearchResult
+from deepsift.api import ResearchResult, research
+from deepsift.config import Settings
+from deepsift.deps import Deps
 from deepsift.errors import UserError
 from deepsift.llm.structured import ask_structured
 from deepsift.prompts import judge as prompt
@@ -108,6 +112,64 @@ def rubric(report: str, facts: list[Fact], language: str = "") -> float:
     said = _before_notes(report, labels(language)).casefold()
     stated = sum(any(s.casefold() in said for s in fact.any_of) for fact in facts)
     return round(stated / len(facts), 3) if facts else 1.0
+
+
+def research_and_score(
+    questions: list[ReportQuestion],
+    out: Path,
+    settings: Settings,
+    deps: Deps,
+    sources: list[str] | None,
+    length: str | None = None,
+    judge_llm=None,
+    on_row: Callable[[list[dict]], None] = lambda rows: None,
+) -> list[dict]:
+    """Research every question in `sources`, save its report as out/reports/ID.md and score
+    it, one row each (`on_row` sees the rows so far); a failed question is a row with its
+    error, except an endpoint that cannot be reached or refuses the key, which stops all."""
+    (out / "reports").mkdir(parents=True, exist_ok=True)
+    rows: list[dict] = []
+    for question in questions:
+        seen: dict = {"chunks": {}, "sources": []}  # what the run's updates carried
+        try:
+            result = research(
+                question.question,
+                settings,
+                collections=sources,
+                length=question.length or length,
+                language=question.language,
+                deps=deps,
+                checkpoints=False,
+                on_update=lambda _, update, seen=seen: _keep(seen, update),
+            )
+        except (openai.APIConnectionError, openai.AuthenticationError):
+            raise
+        except Exception as e:  # one question's failure is a result, not the end
+            rows.append({"id": question.id, "error": f"{type(e).__name__}: {e}"})
+            on_row(rows)
+            continue
+        (out / "reports" / f"{question.id}.md").write_text(result.report)
+        language = question.language or settings.report_language
+        row = {
+            "id": question.id,
+            **(
+                {"rubric": rubric(result.report, question.facts, language)}
+                if question.facts
+                else {}
+            ),
+            **score(result, seen["sources"], seen["chunks"], language),
+        }
+        if judge_llm is not None:
+            judged, _ = judge(judge_llm, question.question, result.report)
+            row |= judged.model_dump() if judged else {}
+        rows.append(row)
+        on_row(rows)
+    return rows
+
+
+def _keep(seen: dict, update: dict) -> None:
+    seen["chunks"].update(update.get("chunks", {}))
+    seen["sources"] = update.get("sources", seen["sources"])
 
 
 def score(

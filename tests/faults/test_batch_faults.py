@@ -19,7 +19,7 @@ from scripted import ScriptedResearcher
 # Killed runs are processes forked from a server that imported deepsift once: a fresh
 # `python -m deepsift` spends seconds on imports before the point worth killing.
 FORKS = multiprocessing.get_context("forkserver")
-FORKS.set_forkserver_preload(["deepsift.cli", "deepsift.batch", "deepsift.cli.eval"])
+FORKS.set_forkserver_preload(["deepsift.cli", "deepsift.api.batch", "deepsift.cli.eval"])
 
 
 def _deepsift(argv: list[str], env: dict[str, str], cwd: str) -> None:

@@ -1,4 +1,9 @@
-"""research(): run the graph once, with a checkpointer, and return the report and its costs."""
+"""The Python API: research() runs an agent's graph once, with a checkpointer, and returns the
+report and its costs; batch.py researches many questions at once.
+
+May import the agents, the default agent's graph and everything below them; never eval,
+studio, serve or cli.
+"""
 
 import threading
 import time
