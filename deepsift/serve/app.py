@@ -86,31 +86,51 @@ def create_app(
     """The app over `deepsift` (opened here from `settings` when not given, and then closed
     with the app). With `token`, every request must carry it; without, only requests addressed
     to a loopback name are served (a page elsewhere cannot rebind a name to this server)."""
-    own = deps is None
-    deps = deps or Deps.from_settings(settings)
-    runs = Runs(settings, deps, workers)
-    ingesting = threading.Lock()
+    handlers = Handlers(settings, deps, token, workers)
+    app = Starlette(routes=handlers.routes(), lifespan=handlers.lifespan)
+    app.add_middleware(Guard, token=token)
+    app.state.runs = handlers.runs
+    return app
 
-    def error(message: str, status: int = 400) -> JSONResponse:
-        return JSONResponse({"error": message}, status_code=status)
 
-    async def page(request: Request) -> Response:
-        if token and "token" in request.query_params:
-            # The link `deepsift serve` printed: the token goes into a cookie, out of the URL
+def _error(message: str, status: int = 400) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+class Handlers:
+    """The app's answers to each route, over one store and one queue of runs."""
+
+    def __init__(
+        self, settings: Settings, deps: Deps | None, token: str, workers: int | None
+    ) -> None:
+        self.own = deps is None  # opened here, so closed with the app
+        self.settings = settings
+        self.deps = deps or Deps.from_settings(settings)
+        self.runs = Runs(settings, self.deps, workers)
+        self.token = token
+        self.ingesting = threading.Lock()
+
+    async def page(self, request: Request) -> Response:
+        if self.token and "self.token" in request.query_params:
+            # The link `deepsift serve` printed: the self.token goes into a cookie, out of the URL
             # (history, logs, a shared screen), and the page's requests carry it from there.
             response = RedirectResponse("/", status_code=303)
             response.set_cookie(
-                TOKEN_COOKIE, token, httponly=True, samesite="strict", secure=request.url.is_secure
+                TOKEN_COOKIE,
+                self.token,
+                httponly=True,
+                samesite="strict",
+                secure=request.url.is_secure,
             )
             return response
         text = (STATIC / "index.html").read_text(encoding="utf-8")
         text = text.replace("{{agents}}", "\n".join(map(_option, AGENTS.values())))
         return HTMLResponse(text, headers={"Cache-Control": "no-store"})
 
-    async def collections(request: Request) -> JSONResponse:
+    async def collections(self, request: Request) -> JSONResponse:
         def listing() -> list[dict[str, Any]]:
-            found = [deps.store.info(name).model_dump() for name in deps.store.names()]
-            if deps.web:
+            found = [self.deps.store.info(name).model_dump() for name in self.deps.store.names()]
+            if self.deps.web:
                 found.append(
                     {"name": WEB, "description": WEB_DESCRIPTION, "documents": 0, "chunks": 0}
                 )
@@ -118,59 +138,59 @@ def create_app(
 
         return JSONResponse(await run_in_threadpool(listing))
 
-    async def start_run(request: Request) -> JSONResponse:
+    async def start_run(self, request: Request) -> JSONResponse:
         try:
             asked = RunRequest.model_validate(await request.json())
         except ValidationError as e:
-            return error(f"a run's JSON: {validation_line(e)}")
+            return _error(f"a run's JSON: {validation_line(e)}")
         except ValueError:
-            return error("a run needs JSON {question, collections, length, language, agent}")
+            return _error("a run needs JSON {question, collections, length, language, agent}")
         try:
-            run = await run_in_threadpool(runs.start, asked)
+            run = await run_in_threadpool(self.runs.start, asked)
         except QueueFull as e:
-            return error(str(e), 429)
+            return _error(str(e), 429)
         except UserError as e:
-            return error(str(e))
+            return _error(str(e))
         return JSONResponse(
             {"thread_id": run.record.thread_id, "status": run.record.status}, status_code=202
         )
 
-    async def cancel_run(request: Request) -> JSONResponse:
+    async def cancel_run(self, request: Request) -> JSONResponse:
         thread_id = request.path_params["thread_id"]
         try:
-            run = runs.cancel(thread_id)
+            run = self.runs.cancel(thread_id)
         except UserError as e:
-            return error(str(e), 404)
+            return _error(str(e), 404)
         return JSONResponse({"thread_id": thread_id, "status": run.record.status}, status_code=202)
 
-    async def list_runs(request: Request) -> JSONResponse:
-        return JSONResponse([record.model_dump() for record in runs.records()])
+    async def list_runs(self, request: Request) -> JSONResponse:
+        return JSONResponse([record.model_dump() for record in self.runs.records()])
 
-    async def finished(thread_id: str) -> tuple[RunRecord | None, dict[str, Any] | None]:
-        live = runs.get(thread_id)
-        record = live.record if live else runs.record(thread_id)
+    async def finished(self, thread_id: str) -> tuple[RunRecord | None, dict[str, Any] | None]:
+        live = self.runs.get(thread_id)
+        record = live.record if live else self.runs.record(thread_id)
         if live and not live.ended:
             return record, None
-        saved = await run_in_threadpool(read_run, thread_id, settings, deps)
+        saved = await run_in_threadpool(read_run, thread_id, self.settings, self.deps)
         if saved is None:
             return record, None
         result, excerpts = saved
         payload = {**result_payload(result), "excerpts": [e.model_dump() for e in excerpts]}
         return record, payload
 
-    async def get_run(request: Request) -> JSONResponse:
+    async def get_run(self, request: Request) -> JSONResponse:
         thread_id = request.path_params["thread_id"]
-        record, result = await finished(thread_id)
+        record, result = await self.finished(thread_id)
         if record is None and result is None:
-            return error(f"no run has thread id {thread_id}", 404)
+            return _error(f"no run has thread id {thread_id}", 404)
         record_data = record.model_dump() if record else {"thread_id": thread_id}
         return JSONResponse({"run": record_data, "result": result})
 
-    async def events(request: Request) -> Response:
+    async def events(self, request: Request) -> Response:
         thread_id = request.path_params["thread_id"]
-        run = runs.get(thread_id)
+        run = self.runs.get(thread_id)
         if run is None:
-            return error(f"no run in progress has thread id {thread_id}; fetch it instead", 404)
+            return _error(f"no run in progress has thread id {thread_id}; fetch it instead", 404)
         last = request.headers.get("last-event-id", "")
         start = int(last) + 1 if last.isdigit() else 0
 
@@ -194,56 +214,55 @@ def create_app(
             stream(), media_type="text/event-stream", headers={"Cache-Control": "no-store"}
         )
 
-    async def report(request: Request) -> Response:
+    async def report(self, request: Request) -> Response:
         thread_id, fmt = request.path_params["thread_id"], request.path_params["fmt"]
         if fmt not in FORMATS:
-            return error(f"no report format {fmt!r}; choose from {', '.join(FORMATS)}", 404)
-        _, result = await finished(thread_id)
+            return _error(f"no report format {fmt!r}; choose from {', '.join(FORMATS)}", 404)
+        _, result = await self.finished(thread_id)
         if not result or not result["report"]:
-            return error(f"run {thread_id} has no report (yet)", 404)
+            return _error(f"run {thread_id} has no report (yet)", 404)
         text = result["report"]
-        data = await run_in_threadpool(report_bytes, text, fmt, "", settings.pdf_fonts)
+        data = await run_in_threadpool(report_bytes, text, fmt, "", self.settings.pdf_fonts)
         disposition = f'attachment; filename="deepsift-{thread_id}.{fmt}"'
         return Response(data, media_type=MEDIA[fmt], headers={"Content-Disposition": disposition})
 
-    async def upload(request: Request) -> Response:
+    async def upload(self, request: Request) -> Response:
         collection = request.path_params["name"]
         try:
-            saved = await _receive_files(request, settings, collection)
+            saved = await _receive_files(request, self.settings, collection)
         except UserError as e:
-            return error(str(e), getattr(e, "status", 400))
+            return _error(str(e), getattr(e, "status", 400))
         description = request.query_params.get("description") or None
         return StreamingResponse(
-            _ingest_events(saved, collection, description, deps, settings, ingesting),
+            _ingest_events(
+                saved, collection, description, self.deps, self.settings, self.ingesting
+            ),
             media_type="text/event-stream",
             headers={"Cache-Control": "no-store"},
         )
 
     @asynccontextmanager
-    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+    async def lifespan(self, app: Starlette) -> AsyncIterator[None]:
         try:
             yield
         finally:
-            runs.close()
-            if own:
-                deps.store.close()
+            self.runs.close()
+            if self.own:
+                self.deps.store.close()
 
-    routes = [
-        Route("/", page),
-        Route("/api/collections", collections),
-        Route("/api/collections/{name}/files", upload, methods=["POST"]),
-        Route("/api/runs", list_runs),
-        Route("/api/runs", start_run, methods=["POST"]),
-        Route("/api/runs/{thread_id}", get_run),
-        Route("/api/runs/{thread_id}/cancel", cancel_run, methods=["POST"]),
-        Route("/api/runs/{thread_id}/events", events),
-        Route("/api/runs/{thread_id}/report.{fmt}", report),
-        Mount("/static", StaticFiles(directory=STATIC), name="static"),
-    ]
-    app = Starlette(routes=routes, lifespan=lifespan)
-    app.add_middleware(Guard, token=token)
-    app.state.runs = runs
-    return app
+    def routes(self) -> list[Route | Mount]:
+        return [
+            Route("/", self.page),
+            Route("/api/collections", self.collections),
+            Route("/api/collections/{name}/files", self.upload, methods=["POST"]),
+            Route("/api/runs", self.list_runs),
+            Route("/api/runs", self.start_run, methods=["POST"]),
+            Route("/api/runs/{thread_id}", self.get_run),
+            Route("/api/runs/{thread_id}/cancel", self.cancel_run, methods=["POST"]),
+            Route("/api/runs/{thread_id}/events", self.events),
+            Route("/api/runs/{thread_id}/report.{fmt}", self.report),
+            Mount("/static", StaticFiles(directory=STATIC), name="static"),
+        ]
 
 
 async def _receive_files(request: Request, settings: Settings, collection: str) -> list[Path]:

@@ -234,39 +234,7 @@ def build_server(settings: Settings) -> MCPServer:
             str | None, Field(description="the report's language; default: the question's")
         ] = None,
     ) -> Report:
-        send = _progress(ctx)
-        steps = 0
-
-        def on_update(node: str, update: dict[str, Any]) -> None:
-            nonlocal steps
-            lines = [Text.from_markup(line).plain for line in step_lines(node, update)]
-            if lines:
-                steps += 1
-                send(steps, None, "\n".join(lines))
-
-        cancel = threading.Event()
-
-        def work() -> Report:
-            with _tool_errors(), resources.deps() as deps:
-                result = api.research(
-                    question,
-                    settings,
-                    collections=sources or None,
-                    length=length,
-                    language=language,
-                    on_update=on_update,
-                    deps=deps,
-                    cancel=cancel,
-                )
-            return _report(result)
-
-        try:
-            return await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
-        except anyio.get_cancelled_exc_class():
-            # The client cancelled the call: the run stops before its next model call or step
-            # (its finished steps saved under its thread id).
-            cancel.set()
-            raise
+        return await _research(question, sources, length, language, ctx, settings, resources)
 
     @server.tool(description="The collections research can search: name, description, size.")
     def list_collections() -> list[CollectionInfo]:
@@ -288,70 +256,7 @@ def build_server(settings: Settings) -> MCPServer:
             Field(description="what the collection holds; research routes questions by it"),
         ] = None,
     ) -> Ingested:
-        from deepsift.ingest.pipeline import FileResult, find_files
-        from deepsift.ingest.pipeline import ingest as ingest_files
-        from deepsift.store import check_collection_name
-
-        send = _progress(ctx)
-        total = 0
-        done = 0
-
-        def on_start(count: int) -> None:
-            nonlocal total
-            total = count
-            send(0, total, f"{total} files to read")
-
-        def on_file(result: FileResult) -> None:
-            nonlocal done
-            done += 1
-            send(done, max(done, total), f"{result.status} {result.source}")
-
-        with _tool_errors():
-            if not paths:
-                raise UserError("give at least one path to ingest")
-            check_collection_name(collection)
-            folders = [*settings.mcp_ingest_folders, *_client_roots(ctx)]
-            allowed = [folder.expanduser().resolve() for folder in folders]
-            given = [_allowed_path(path, allowed) for path in paths]
-            # A link inside an allowed folder may lead out of it: its file is refused.
-            found, missing = find_files(given)
-            outside = [f for f in found if not _inside(f, allowed)]
-            with resources.ingesting, resources.store() as store:
-                existed = store.exists(collection)
-                report = ingest_files(
-                    [f for f in found if f not in outside] + [Path(m.source) for m in missing],
-                    collection,
-                    store,
-                    resources.embedder(),
-                    settings,
-                    description=description,
-                    on_file=on_file,
-                    on_start=on_start,
-                )
-                report.files += [
-                    FileResult(str(f), "failed", error="leads outside the allowed folders")
-                    for f in outside
-                ]
-                if not any(f.status != "failed" for f in report.files):
-                    if not existed and store.exists(collection):
-                        store.drop(collection)  # nothing in it: not left behind
-                    reasons = "; ".join(f"{f.source}: {f.error}" for f in report.files[:3])
-                    kinds = " ".join(sorted(SUPPORTED))
-                    reasons = reasons or f"no file of a type it reads ({kinds}) under the paths"
-                    raise UserError(f"nothing was ingested: {reasons}")
-        files = [
-            IngestedFile(path=f.source, status=f.status, chunks=f.chunks, error=f.error)
-            for f in report.files
-        ]
-        return Ingested(
-            collection=collection,
-            added=report.count("added"),
-            updated=report.count("updated"),
-            unchanged=report.count("unchanged"),
-            failed=report.count("failed"),
-            new_chunks=report.new_chunks,
-            files=files,
-        )
+        return _ingest(paths, collection, description, ctx, settings, resources)
 
     @server.tool(
         description="A research run by its thread_id: its report, sources and usage "
@@ -367,6 +272,128 @@ def build_server(settings: Settings) -> MCPServer:
         return _report(found[0])
 
     return server
+
+
+async def _research(
+    question: str,
+    sources: list[str] | None,
+    length: Length | None,
+    language: str | None,
+    ctx: Context,
+    settings: Settings,
+    resources: _Resources,
+) -> Report:
+    """The research tool: a run with a progress notification per step, cancelled with the
+    call."""
+    send = _progress(ctx)
+    steps = 0
+
+    def on_update(node: str, update: dict[str, Any]) -> None:
+        nonlocal steps
+        lines = [Text.from_markup(line).plain for line in step_lines(node, update)]
+        if lines:
+            steps += 1
+            send(steps, None, "\n".join(lines))
+
+    cancel = threading.Event()
+
+    def work() -> Report:
+        with _tool_errors(), resources.deps() as deps:
+            result = api.research(
+                question,
+                settings,
+                collections=sources or None,
+                length=length,
+                language=language,
+                on_update=on_update,
+                deps=deps,
+                cancel=cancel,
+            )
+        return _report(result)
+
+    try:
+        return await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
+    except anyio.get_cancelled_exc_class():
+        # The client cancelled the call: the run stops before its next model call or step
+        # (its finished steps saved under its thread id).
+        cancel.set()
+        raise
+
+
+def _ingest(
+    paths: list[str],
+    collection: str,
+    description: str | None,
+    ctx: Context,
+    settings: Settings,
+    resources: _Resources,
+) -> Ingested:
+    """The ingest tool: the paths inside the allowed folders, with a progress notification per
+    file; an error, leaving no new collection behind, when nothing was ingested."""
+    from deepsift.ingest.pipeline import FileResult, find_files
+    from deepsift.ingest.pipeline import ingest as ingest_files
+    from deepsift.store import check_collection_name
+
+    send = _progress(ctx)
+    total = 0
+    done = 0
+
+    def on_start(count: int) -> None:
+        nonlocal total
+        total = count
+        send(0, total, f"{total} files to read")
+
+    def on_file(result: FileResult) -> None:
+        nonlocal done
+        done += 1
+        send(done, max(done, total), f"{result.status} {result.source}")
+
+    with _tool_errors():
+        if not paths:
+            raise UserError("give at least one path to ingest")
+        check_collection_name(collection)
+        folders = [*settings.mcp_ingest_folders, *_client_roots(ctx)]
+        allowed = [folder.expanduser().resolve() for folder in folders]
+        given = [_allowed_path(path, allowed) for path in paths]
+        # A link inside an allowed folder may lead out of it: its file is refused.
+        found, missing = find_files(given)
+        outside = [f for f in found if not _inside(f, allowed)]
+        with resources.ingesting, resources.store() as store:
+            existed = store.exists(collection)
+            report = ingest_files(
+                [f for f in found if f not in outside] + [Path(m.source) for m in missing],
+                collection,
+                store,
+                resources.embedder(),
+                settings,
+                description=description,
+                on_file=on_file,
+                on_start=on_start,
+            )
+            report.files += [
+                FileResult(str(f), "failed", error="leads outside the allowed folders")
+                for f in outside
+            ]
+            if not any(f.status != "failed" for f in report.files):
+                if not existed and store.exists(collection):
+                    store.drop(collection)  # nothing in it: not left behind
+                reasons = "; ".join(f"{f.source}: {f.error}" for f in report.files[:3])
+                kinds = " ".join(sorted(SUPPORTED))
+                reasons = reasons or f"no file of a type it reads ({kinds}) under the paths"
+                raise UserError(f"nothing was ingested: {reasons}")
+    files = [
+        IngestedFile(path=f.source, status=f.status, chunks=f.chunks, error=f.error)
+        for f in report.files
+    ]
+    return Ingested(
+        collection=collection,
+        added=report.count("added"),
+        updated=report.count("updated"),
+        unchanged=report.count("unchanged"),
+        failed=report.count("failed"),
+        new_chunks=report.new_chunks,
+        files=files,
+    )
 
 
 def serve(settings: Settings) -> None:
