@@ -111,8 +111,8 @@ class Handlers:
         self.ingesting = threading.Lock()
 
     async def page(self, request: Request) -> Response:
-        if self.token and "self.token" in request.query_params:
-            # The link `deepsift serve` printed: the self.token goes into a cookie, out of the URL
+        if self.token and "token" in request.query_params:
+            # The link `deepsift serve` printed: the token goes into a cookie, out of the URL
             # (history, logs, a shared screen), and the page's requests carry it from there.
             response = RedirectResponse("/", status_code=303)
             response.set_cookie(
