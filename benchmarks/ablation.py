@@ -23,8 +23,8 @@ from statistics import mean
 
 from _common import print_table, save
 
-import deepsift.nodes.search
 import deepsift.retrieval.bridge as bridge
+import deepsift.retrieval.search
 from deepsift.config import Settings
 from deepsift.deps import Deps
 from deepsift.eval.datasets import dataset_hash, load_dataset
@@ -32,9 +32,9 @@ from deepsift.eval.folders import NAIVE_CHUNKS, folder_collection, ranked_docume
 from deepsift.eval.metrics import all_found, recall_at_k
 from deepsift.eval.runner import RANKING_DEPTH, corpus_collection, corpus_store
 from deepsift.llm.embedders import get_embedder
-from deepsift.nodes.hop import hop
-from deepsift.nodes.search import search_source
+from deepsift.retrieval.hop import next_hop
 from deepsift.retrieval.ranking import DOCUMENT_SPREAD, SUB_QUERY_WEIGHT, merge_chunks, ranked
+from deepsift.retrieval.search import search_source
 from deepsift.text.queries import clean_queries, without_invented_numbers
 
 
@@ -82,7 +82,7 @@ OFF = {"_FILING": NEVER, "_CAMEL": NEVER, "_PUNCTUATION": re.compile(r"\s+")}
 def first_round(question: str, queries: list[str], variant: Variant, context: tuple) -> list:
     store, embedder, name, settings = context
     deps = Deps(settings.model_copy(update=variant.settings), store, embedder, None)
-    deepsift.nodes.search.DOCUMENT_SPREAD = variant.spread
+    deepsift.retrieval.search.DOCUMENT_SPREAD = variant.spread
     for attribute in ON:
         setattr(bridge, attribute, (ON if variant.slug_titles else OFF)[attribute])
     chunks = {}
@@ -104,7 +104,7 @@ def first_round(question: str, queries: list[str], variant: Variant, context: tu
         "hopped": [],
     }
     for _ in range(variant.hops):  # the graph's own hop node, its state updates applied by hand
-        update = hop(state, deps)
+        update = next_hop(state, deps)
         state["chunks"] = merge_chunks(state["chunks"], update.get("chunks"))
         state["hopped"] += update.get("hopped", [])
     return ranked(state)

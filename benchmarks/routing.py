@@ -21,7 +21,7 @@ from deepsift.deps import Deps
 from deepsift.eval.datasets import load_dataset
 from deepsift.llm.chat import chat_model
 from deepsift.llm.embedders import get_embedder, similarities
-from deepsift.nodes.route import best_lead, model_routes
+from deepsift.retrieval.routing import best_lead, model_routes
 from deepsift.store import Store
 from deepsift.web import WEB, WEB_DESCRIPTION
 
