@@ -1,7 +1,7 @@
 """The question's parts, read from its wording without a model: the things it asks one after
 another ("why was it built, how much did it cost ..., and did it reduce ...") or lists ("a report
 on X: A, B, C and D"). Each part gets its own evidence and section, a key finding and a sentence
-of the conclusion (deepsift.report.evidence, deepsift.nodes.synthesize)."""
+of the conclusion (deepsift.report.evidence, deepsift.report.compose)."""
 
 import re
 

@@ -31,7 +31,7 @@ class Shape(BaseModel):
         return max(60, rest // max(1, sections))
 
 
-# A section is some 8 evidence sentences (its words / 16, deepsift.nodes.synthesize), so
+# A section is some 8 evidence sentences (its words / 16, deepsift.report.compose), so
 # length comes from more sections, each from its own evidence. A long report's evidence takes
 # deeper searches: at top_k, its sub-queries found enough for 7 or 8 sections on the sample
 # corpus.
