@@ -6,7 +6,7 @@ import pytest
 
 from deepsift.api import research
 from deepsift.errors import UserError
-from deepsift.nodes.review import edited_plan
+from deepsift.retrieval.routing import edited_plan
 
 from conftest import ROOT
 from scripted import SUB_QUERIES

@@ -1,3 +1,5 @@
+"""The decompose step: the question split into sub-queries, the run's sources checked first."""
+
 import logging
 
 from langchain_core.messages import HumanMessage, SystemMessage

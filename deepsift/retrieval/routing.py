@@ -1,11 +1,14 @@
 """Routing: which sources each query is searched in, by the sources' descriptions (the model
 asked only where embedding similarity leaves the choice open)."""
 
+from typing import Any
+
 import numpy as np
 from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel
 
 from deepsift.deps import Deps
+from deepsift.errors import UserError
 from deepsift.llm.embedders import similarities
 from deepsift.llm.structured import ask_structured
 from deepsift.prompts import route as prompt
@@ -84,3 +87,24 @@ def model_routes(
         if 1 <= item.query <= len(queries) and names:
             picked[item.query] = names
     return picked, usage
+
+
+def edited_plan(answer: Any, sources: dict[str, str]) -> list[Route]:
+    """The plan a reviewer sent back: [{"query", "sources"}, ...]; no sources means all."""
+    if not isinstance(answer, list) or not answer:
+        raise UserError("a reviewed plan must be a non-empty list of {query, sources}")
+    routes = []
+    for n, item in enumerate(answer, 1):
+        item = item.model_dump() if isinstance(item, Route) else item
+        query = str(item.get("query", "")).strip() if isinstance(item, dict) else ""
+        if not query:
+            raise UserError(f"reviewed plan item {n} has no query")
+        picked = list(dict.fromkeys(item.get("sources") or sources))
+        unknown = [name for name in picked if name not in sources]
+        if unknown:
+            raise UserError(
+                f"reviewed plan item {n}: no source named {', '.join(unknown)}; "
+                f"choose from {', '.join(sources)}"
+            )
+        routes.append(Route(query=query, sources=picked))
+    return routes
