@@ -213,6 +213,10 @@ def test_private_and_non_http_urls_are_refused_without_a_request(tmp_path, site)
         ("::ffff:10.0.0.1", False),
         ("::ffff:93.184.215.14", True),
         ("2002:7f00:1::", False),  # 6to4 wrapping 127.0.0.1
+        ("::ffff:0:7f00:1", False),  # IPv4-translated 127.0.0.1
+        ("::ffff:0:5db8:d70e", True),  # IPv4-translated 93.184.215.14
+        ("64:ff9b:1::7f00:1", False),  # NAT64 for local use, wrapping 127.0.0.1
+        ("64:ff9b:1:5db8:d70e::", False),  # the same prefix, any place of the address
     ],
 )
 def test_only_public_unicast_addresses_are_public(address, public):

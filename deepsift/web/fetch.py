@@ -62,13 +62,21 @@ class PdfFile:
 
 
 # IPv6 prefixes whose last 32 bits are an IPv4 address that traffic may reach: IPv4-compatible
-# (deprecated, still tunnelled by some hosts) and NAT64's well-known prefix.
-_IPV4_SUFFIXED = (ipaddress.ip_network("::/96"), ipaddress.ip_network("64:ff9b::/96"))
+# (deprecated, still tunnelled by some hosts), IPv4-translated (SIIT) and NAT64's well-known
+# prefix.
+_IPV4_SUFFIXED = tuple(
+    ipaddress.ip_network(prefix) for prefix in ("::/96", "::ffff:0:0:0/96", "64:ff9b::/96")
+)
+# NAT64's local-use prefix (RFC 8215): a translator inside some network, which places the IPv4
+# address where its own prefix length says. Python calls it global; it never is.
+_LOCAL_NAT64 = ipaddress.ip_network("64:ff9b:1::/48")
 
 
 def is_public(address: Address) -> bool:
     """Globally routable unicast; an IPv4 address embedded in IPv6 is judged as itself."""
     if isinstance(address, ipaddress.IPv6Address):
+        if address in _LOCAL_NAT64:
+            return False
         if any(address in network for network in _IPV4_SUFFIXED):
             address = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
         else:
