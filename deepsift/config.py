@@ -35,7 +35,10 @@ class Settings(BaseSettings):
     )
     milvus_token: str = ""
     store_wait: float = Field(
-        0.0, ge=0, description="seconds to wait for a Milvus Lite file another process holds"
+        0.0,
+        ge=0,
+        le=86_400,
+        description="seconds to wait for a Milvus Lite file another process holds",
     )
     ray_address: str = Field(
         "",
@@ -43,7 +46,10 @@ class Settings(BaseSettings):
         "this machine belongs to) or a cluster address; empty: ingest in this process",
     )
     ray_workers: int = Field(
-        0, ge=0, description="Ray ingest's embedding actors; 0: one per 2 of the cluster's CPUs"
+        0,
+        ge=0,
+        le=10_000,
+        description="Ray ingest's embedding actors; 0: one per 2 of the cluster's CPUs",
     )
 
     llm_base_url: str = ""
@@ -54,20 +60,31 @@ class Settings(BaseSettings):
     llm_timeout: float = Field(
         120.0,
         gt=0,
+        le=86_400,
         description="seconds an endpoint may stay silent on one request (the reply comes whole); "
         "the embedded model gets at least 600",
     )
     llm_retries: int = Field(
-        2, ge=0, description="endpoint: retries of a request that failed to connect or got a 5xx"
+        2,
+        ge=0,
+        le=10,
+        description="endpoint: retries of a request that failed to connect or got a 5xx",
     )
     local_model: str = Field(
         "qwen2.5-coder-1.5b", description="embedded model when no endpoint is set"
     )
-    local_context: int = Field(8192, ge=2048, description="embedded model: tokens per slot")
-    local_slots: int = Field(
-        4, ge=1, description="embedded model: requests decoded together (benchmarks/slots.py)"
+    local_context: int = Field(
+        8192, ge=2048, le=32_768, description="embedded model: tokens per slot"
     )
-    llm_concurrency: int = Field(4, ge=1, description="endpoint: LLM requests in flight at once")
+    local_slots: int = Field(
+        4,
+        ge=1,
+        le=64,
+        description="embedded model: requests decoded together (benchmarks/slots.py)",
+    )
+    llm_concurrency: int = Field(
+        4, ge=1, le=256, description="endpoint: LLM requests in flight at once"
+    )
 
     embedding_base_url: str = Field(
         "", description="OpenAI-compatible embeddings; empty: the embedded `embedder`"
@@ -80,15 +97,19 @@ class Settings(BaseSettings):
     embedding_model: str = "text-embedding-3-small"
     embedding_api_key: str = ""
 
-    max_sub_queries: int = Field(4, ge=1)
+    max_sub_queries: int = Field(4, ge=1, le=20)
     max_iterations: int | None = Field(
         None,
         ge=1,
+        le=20,
         description="search -> reflect rounds at most; unset: 1 with the embedded model, whose "
         "reflection gains no recall for 12-16 s (benchmarks/multihop.md), 3 with an endpoint",
     )
     top_k: int = Field(
-        5, ge=1, description="chunks per (sub-query, collection) search; a long report: twice"
+        5,
+        ge=1,
+        le=100,
+        description="chunks per (sub-query, collection) search; a long report: twice",
     )
     search_question: bool = Field(
         True, description="the first round also searches the question as asked"
@@ -96,10 +117,13 @@ class Settings(BaseSettings):
     hop_chunks: int = Field(
         2,
         ge=0,
+        le=20,
         description="LLM-free hop: best chunks whose names are searched each round (the first "
         "round: the best, then the pages of names the question holds)",
     )
-    hop_names: int = Field(6, ge=0, description="LLM-free hop: names searched per chunk; 0: off")
+    hop_names: int = Field(
+        6, ge=0, le=50, description="LLM-free hop: names searched per chunk; 0: off"
+    )
     hop_unpaged_names: bool = Field(
         False,
         description="LLM-free hop: keep the hits of names no document is titled with (off: "
@@ -108,6 +132,7 @@ class Settings(BaseSettings):
     hop_references: int = Field(
         2,
         ge=0,
+        le=20,
         description="LLM-free hop: documents the question's best chunks refer to by number "
         '("RFC 2025" -> 2025-*.md) that the first hop follows; 0: off',
     )
@@ -118,33 +143,51 @@ class Settings(BaseSettings):
         "", description="the report's language, e.g. german; empty: the question's language"
     )
     section_tokens: int = Field(
-        400, ge=50, description="search-o1: longest findings or Reason-in-Documents reply"
+        400,
+        ge=50,
+        le=32_768,
+        description="search-o1: longest findings or Reason-in-Documents reply",
     )
-    max_llm_calls: int = Field(30, ge=1, description="budget of LLM calls for one run")
+    max_llm_calls: int = Field(30, ge=1, le=10_000, description="budget of LLM calls for one run")
     max_tokens: int = Field(
-        200_000, ge=1, description="budget of prompt+completion tokens for one run"
+        200_000, ge=1, le=100_000_000, description="budget of prompt+completion tokens for one run"
     )
 
     judge_base_url: str = Field("", description="eval --judge: endpoint; empty: the LLM's")
     judge_model: str = Field("", description="eval --judge: model; empty: llm_model")
     judge_api_key: str = ""
 
-    max_searches: int = Field(5, ge=1, description="search-o1: searches in one run at most")
+    max_searches: int = Field(5, ge=1, le=50, description="search-o1: searches in one run at most")
     reasoning_tokens: int = Field(
-        600, ge=50, description="search-o1: longest stretch of reasoning between searches"
+        600,
+        ge=50,
+        le=32_768,
+        description="search-o1: longest stretch of reasoning between searches",
     )
     react_max_steps: int = Field(
-        8, ge=1, description="react: actions (searches, calculations, thoughts) in one run at most"
+        8,
+        ge=1,
+        le=100,
+        description="react: actions (searches, calculations, thoughts) in one run at most",
     )
     react_votes: int = Field(
-        3, ge=1, description="react: answers sampled for the vote when the loop ends unfinished"
+        3,
+        ge=1,
+        le=20,
+        description="react: answers sampled for the vote when the loop ends unfinished",
     )
-    react_examples: int = Field(3, ge=0, description="react: few-shot examples in the prompt")
+    react_examples: int = Field(
+        3, ge=0, le=20, description="react: few-shot examples in the prompt"
+    )
 
-    chunk_chars: int = Field(1200, ge=200)
-    chunk_overlap: int = Field(200, ge=0)
+    # 4 bytes a character at worst: a chunk stays well under Milvus' 65,535-byte text field.
+    chunk_chars: int = Field(1200, ge=200, le=8_000)
+    chunk_overlap: int = Field(200, ge=0, le=8_000)
     max_file_bytes: int = Field(
-        100_000_000, ge=1, description="ingest: a larger file is skipped with a line"
+        100_000_000,
+        ge=1,
+        le=10_000_000_000,
+        description="ingest: a larger file is skipped with a line",
     )
 
     tavily_api_key: str = Field(
@@ -166,15 +209,26 @@ class Settings(BaseSettings):
         [], description="comma-separated: never web results from these domains (and subdomains)"
     )
     web_max_age_days: int = Field(
-        0, ge=0, description="drop web results published longer ago; undated kept; 0: no limit"
+        0,
+        ge=0,
+        le=36_500,
+        description="drop web results published longer ago; undated kept; 0: no limit",
     )
-    web_results: int = Field(5, ge=1, description="search results kept per web query")
-    web_rephrasings: int = Field(2, ge=0, description="extra phrasings searched per web sub-query")
-    web_fetch_pages: int = Field(3, ge=0, description="top result pages fetched and read in full")
-    web_passages: int = Field(3, ge=1, description="passages kept from each fetched page")
-    web_timeout: float = Field(10.0, gt=0, description="seconds for one search or page fetch")
-    web_max_page_bytes: int = Field(2_000_000, ge=10_000)
-    web_cache_ttl: float = Field(86_400.0, ge=0, description="seconds a fetched page is reused")
+    web_results: int = Field(5, ge=1, le=50, description="search results kept per web query")
+    web_rephrasings: int = Field(
+        2, ge=0, le=10, description="extra phrasings searched per web sub-query"
+    )
+    web_fetch_pages: int = Field(
+        3, ge=0, le=20, description="top result pages fetched and read in full"
+    )
+    web_passages: int = Field(3, ge=1, le=50, description="passages kept from each fetched page")
+    web_timeout: float = Field(
+        10.0, gt=0, le=3_600, description="seconds for one search or page fetch"
+    )
+    web_max_page_bytes: int = Field(2_000_000, ge=10_000, le=100_000_000)
+    web_cache_ttl: float = Field(
+        86_400.0, ge=0, le=31_536_000, description="seconds a fetched page is reused"
+    )
     web_allow_private_hosts: bool = Field(
         False, description="let the fetcher reach loopback/private addresses (tests, intranets)"
     )
@@ -194,7 +248,10 @@ class Settings(BaseSettings):
         "", description="deepsift serve: the token every request must carry (--token)"
     )
     serve_max_upload_bytes: int = Field(
-        50_000_000, ge=1, description="deepsift serve: largest upload (all its files together)"
+        50_000_000,
+        ge=1,
+        le=10_000_000_000,
+        description="deepsift serve: largest upload (all its files together)",
     )
 
     @field_validator("web_include_domains", "web_exclude_domains", mode="before")
@@ -340,9 +397,13 @@ def _allowed(name: str) -> str:
     kinds = [t for t in get_args(field.annotation) if t is not type(None)] or [field.annotation]
     kind = words.get(kinds[0], "text")  # int | None: a whole number, or left empty
     bounds = [
-        f"{sign} {getattr(rule, attr):g}"
+        f"{sign} {_number(getattr(rule, attr))}"
         for rule in field.metadata
         for attr, sign in (("ge", "≥"), ("gt", ">"), ("le", "≤"), ("lt", "<"))
         if hasattr(rule, attr)
     ]
-    return " ".join([kind, *bounds])
+    return " and ".join([f"{kind} {bounds[0]}", *bounds[1:]]) if bounds else kind
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"

@@ -35,6 +35,9 @@ def _fails(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
         ("DEEPSIFT_SEARCH_QUESTION", "maybe", ["DEEPSIFT_SEARCH_QUESTION", "true or false"]),
         ("DEEPSIFT_STORE_WAIT", "-5", ["DEEPSIFT_STORE_WAIT", "a number ≥ 0"]),
         ("DEEPSIFT_CHUNK_OVERLAP", "5000", ["chunk_overlap (5000)", "less than chunk_chars"]),
+        # Unbounded, these allocated 298 GiB and kept 28% of a file (one 65,535-byte chunk).
+        ("DEEPSIFT_TOP_K", "1000000000", ["DEEPSIFT_TOP_K", "≥ 1 and ≤ 100"]),
+        ("DEEPSIFT_CHUNK_CHARS", "1000000", ["DEEPSIFT_CHUNK_CHARS", "≥ 200 and ≤ 8000"]),
     ],
 )
 def test_a_bad_environment_setting_is_one_line_naming_it_and_what_it_accepts(
@@ -99,6 +102,20 @@ def test_every_numeric_setting_has_a_range_and_out_of_it_names_the_range(name):
 
     rule = f"≥ {bound.ge:g}" if hasattr(bound, "ge") else f"> {bound.gt:g}"
     assert f"DEEPSIFT_{name.upper()}" in str(error.value) and rule in str(error.value)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [n for n, f in Settings.model_fields.items() if f.annotation in NUMBERS],
+)
+def test_every_numeric_setting_has_a_ceiling_and_above_it_names_it(name):
+    field = Settings.model_fields[name]
+    (ceiling,) = [rule.le for rule in field.metadata if hasattr(rule, "le")]
+
+    with pytest.raises(SettingsError) as error:
+        load_settings(**{name: ceiling + 1})
+
+    assert f"DEEPSIFT_{name.upper()}" in str(error.value) and f"≤ {ceiling}" in str(error.value)
 
 
 @pytest.mark.parametrize(
