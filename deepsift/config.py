@@ -271,11 +271,14 @@ class Settings(BaseSettings):
             [f for f in value.split(os.pathsep) if f.strip()] if isinstance(value, str) else value
         )
 
-    @field_validator("searxng_url")
+    @field_validator(
+        "llm_base_url", "embedding_base_url", "judge_base_url", "tavily_base_url", "searxng_url"
+    )
     @classmethod
     def _http_url(cls, value: str) -> str:
-        if value and not is_url(value):
-            raise ValueError("expected an http:// or https:// address")
+        """An endpoint's address, checked now rather than at the first call."""
+        if value and not (is_url(value) and _host(value)):
+            raise ValueError("expected an http:// or https:// address with a host")
         return value.rstrip("/")
 
     @model_validator(mode="after")
@@ -345,6 +348,13 @@ class Settings(BaseSettings):
         return self.data_dir / "web-cache"
 
 
+def _host(url: str) -> str:
+    try:
+        return httpx.URL(url).host
+    except httpx.InvalidURL:
+        return ""
+
+
 def _domain(name: Any) -> str:
     name = str(name).strip().lower()
     if "://" in name:
@@ -383,7 +393,13 @@ def _first_problem(e: ValidationError) -> str:
         return f"invalid settings: {first['msg'].removeprefix('Value error, ')}{more}"
     name = str(first["loc"][0])
     where = f"environment DEEPSIFT_{name.upper()} or {name} in {TOML_FILE}"
-    return f"invalid setting {name}={first['input']!r} ({where}): expected {_allowed(name)}{more}"
+    # A validator's own words say what the setting expects; else its type and range do.
+    expected = (
+        first["msg"].removeprefix("Value error, ")
+        if first["type"] == "value_error"
+        else f"expected {_allowed(name)}"
+    )
+    return f"invalid setting {name}={first['input']!r} ({where}): {expected}{more}"
 
 
 def _allowed(name: str) -> str:

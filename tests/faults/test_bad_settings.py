@@ -38,6 +38,10 @@ def _fails(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
         # Unbounded, these allocated 298 GiB and kept 28% of a file (one 65,535-byte chunk).
         ("DEEPSIFT_TOP_K", "1000000000", ["DEEPSIFT_TOP_K", "≥ 1 and ≤ 100"]),
         ("DEEPSIFT_CHUNK_CHARS", "1000000", ["DEEPSIFT_CHUNK_CHARS", "≥ 200 and ≤ 8000"]),
+        # Accepted until the first model call before.
+        ("DEEPSIFT_LLM_BASE_URL", "notaurl", ["DEEPSIFT_LLM_BASE_URL", "http:// or https://"]),
+        ("DEEPSIFT_EMBEDDING_BASE_URL", "http://", ["DEEPSIFT_EMBEDDING_BASE_URL", "with a host"]),
+        ("DEEPSIFT_SEARXNG_URL", "ftp://x", ["DEEPSIFT_SEARXNG_URL", "http:// or https://"]),
     ],
 )
 def test_a_bad_environment_setting_is_one_line_naming_it_and_what_it_accepts(
