@@ -1,7 +1,10 @@
 """Settings: environment variables DEEPSIFT_*, then an optional ./deepsift.toml, then defaults."""
 
+import difflib
+import logging
 import os
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args, get_origin
 
@@ -17,6 +20,8 @@ from pydantic_settings import (
 
 from deepsift.errors import UserError
 from deepsift.text.locations import is_url
+
+log = logging.getLogger(__name__)
 
 TOML_FILE = "deepsift.toml"
 # The report lengths (report_length, --length); what each means: deepsift.report.shape.
@@ -373,7 +378,7 @@ def load_settings(**given: Any) -> Settings:
     """Settings from the environment and deepsift.toml, with `given` values (command-line flags)
     on top; SettingsError names the first bad setting, where it is set, and what it accepts."""
     try:
-        return Settings(**given)
+        settings = Settings(**given)
     except tomllib.TOMLDecodeError as e:
         raise SettingsError(f"{TOML_FILE} is not valid TOML: {e}; fix or remove it") from None
     except UnicodeDecodeError as e:
@@ -383,6 +388,38 @@ def load_settings(**given: Any) -> Settings:
         ) from None
     except ValidationError as e:
         raise SettingsError(_first_problem(e)) from None
+    for line in unknown_settings(os.environ, Path(TOML_FILE)):
+        log.warning(line)
+    return settings
+
+
+def unknown_settings(environment: Mapping[str, str], toml: Path) -> list[str]:
+    """A line for each DEEPSIFT_* variable and each key of the TOML file that names no setting
+    (ignored, so a typo would go unseen), with the closest setting's name."""
+    names = list(Settings.model_fields)
+    lines = []
+    for key in sorted(environment):
+        name = key.removeprefix("DEEPSIFT_").lower()
+        if key.startswith("DEEPSIFT_") and name not in names:
+            closest = _closest(name, names)
+            lines.append(_ignored(key, closest and f"DEEPSIFT_{closest.upper()}"))
+    try:
+        keys = tomllib.loads(toml.read_text(encoding="utf-8")) if toml.is_file() else {}
+    except (OSError, ValueError):  # unreadable: Settings said so already, or will
+        keys = {}
+    lines += [_ignored(f"{toml}: {key}", _closest(key, names)) for key in keys if key not in names]
+    return lines
+
+
+def _closest(name: str, names: list[str]) -> str | None:
+    match = difflib.get_close_matches(name, names, n=1, cutoff=0.75)
+    return match[0] if match else None
+
+
+def _ignored(where: str, closest: str | None) -> str:
+    return f"{where} is no setting and is ignored" + (
+        f"; did you mean {closest}?" if closest else ""
+    )
 
 
 def _first_problem(e: ValidationError) -> str:

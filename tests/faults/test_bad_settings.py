@@ -73,6 +73,24 @@ def test_a_broken_deepsift_toml_is_one_line_naming_the_file(capsys, content, exp
     assert expected in line, line
 
 
+def test_a_mistyped_variable_or_toml_key_is_a_warning_naming_the_closest_setting(
+    monkeypatch, caplog
+):
+    monkeypatch.setenv("DEEPSIFT_TOPK", "3")
+    monkeypatch.setenv("DEEPSIFT_ZZZ", "1")
+    Path("deepsift.toml").write_text("max_iteration = 2\ntop_k = 4\n")  # its own folder
+
+    with caplog.at_level("WARNING", logger="deepsift.config"):
+        settings = load_settings()
+
+    assert settings.top_k == 4
+    assert [r.getMessage() for r in caplog.records] == [
+        "DEEPSIFT_TOPK is no setting and is ignored; did you mean DEEPSIFT_TOP_K?",
+        "DEEPSIFT_ZZZ is no setting and is ignored",
+        "deepsift.toml: max_iteration is no setting and is ignored; did you mean max_iterations?",
+    ]
+
+
 @pytest.mark.parametrize(
     "argv, expected",
     [
