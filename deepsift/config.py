@@ -374,6 +374,19 @@ class SettingsError(UserError):
     """A setting the user gave (environment or deepsift.toml) is malformed or out of range."""
 
 
+def make_folder(path: Path, setting: str) -> Path:
+    """`path` as a folder, made if new; a SettingsError naming `setting` when it is a file, lies
+    under one, or cannot be made there."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise SettingsError(
+            f"{setting}: cannot use {path} as a folder ({e.strerror}); set it to a folder you "
+            "can write"
+        ) from None
+    return path
+
+
 def load_settings(**given: Any) -> Settings:
     """Settings from the environment and deepsift.toml, with `given` values (command-line flags)
     on top; SettingsError names the first bad setting, where it is set, and what it accepts."""

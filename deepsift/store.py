@@ -28,7 +28,7 @@ from pymilvus import (  # noqa: E402
     RRFRanker,
 )
 
-from deepsift.config import Settings
+from deepsift.config import Settings, make_folder
 from deepsift.errors import UserError
 from deepsift.llm.embedders import Embedder
 from deepsift.records import Chunk
@@ -128,7 +128,8 @@ def _open(settings: Settings) -> MilvusClient:
     `store_wait` seconds have passed."""
     uri = settings.resolved_milvus_uri
     if "://" not in uri:
-        Path(uri).parent.mkdir(parents=True, exist_ok=True)
+        setting = "DEEPSIFT_MILVUS_URI" if settings.milvus_uri else "DEEPSIFT_DATA_DIR"
+        make_folder(Path(uri).parent, setting)
     deadline = time.monotonic() + settings.store_wait
     waiting = False
     while True:

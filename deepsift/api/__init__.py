@@ -21,7 +21,7 @@ from pydantic import BaseModel
 
 from deepsift.agents import AGENTS
 from deepsift.agents import agent as agent_named
-from deepsift.config import LENGTHS, Length, Settings
+from deepsift.config import LENGTHS, Length, Settings, make_folder
 from deepsift.deps import Deps
 from deepsift.errors import RunStopped, UserError
 from deepsift.llm import replies
@@ -117,7 +117,7 @@ def research(
     if not question.strip() and thread_id is None:  # before any store or model is opened
         raise UserError("the question is empty")
     settings = settings or Settings()
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    make_folder(settings.data_dir, "DEEPSIFT_DATA_DIR")
     started = time.monotonic()
     thread_id = thread_id or new_thread_id()
     with _resources(settings, deps, checkpoints) as (deps, saver):

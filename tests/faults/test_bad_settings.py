@@ -73,6 +73,21 @@ def test_a_broken_deepsift_toml_is_one_line_naming_the_file(capsys, content, exp
     assert expected in line, line
 
 
+@pytest.mark.parametrize("data_dir", ["FILE", "FILE/sub", "/proc/nope"])
+def test_a_data_folder_that_is_a_file_or_cannot_be_made_is_one_line(
+    monkeypatch, capsys, tmp_path, data_dir
+):
+    (tmp_path / "FILE").write_text("a file, not a folder")
+    folder = data_dir if data_dir.startswith("/") else str(tmp_path / data_dir)
+    monkeypatch.setenv("DEEPSIFT_DATA_DIR", folder)
+
+    for argv in (["collections"], ["research", "q"]):
+        line = _fails(argv, capsys)
+
+        assert f"DEEPSIFT_DATA_DIR: cannot use {folder} as a folder" in line, line
+    assert (tmp_path / "FILE").read_text() == "a file, not a folder"
+
+
 def test_a_mistyped_variable_or_toml_key_is_a_warning_naming_the_closest_setting(
     monkeypatch, caplog
 ):
