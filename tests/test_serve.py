@@ -11,6 +11,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from starlette.routing import Route
 from starlette.testclient import TestClient
 
 from deepsift.config import Settings
@@ -386,6 +387,58 @@ def test_an_upload_never_replaces_a_file_silently(uploads_client, deps, settings
     assert ("file", {"source": "report.md", "status": "updated", "chunks": 1, "error": ""}) in (
         sse(replaced.text)
     )
+
+
+@pytest.mark.parametrize(
+    "uploads, clash",
+    [
+        ([[("node.md", b"# Node\n")], [("node.md/child.md", b"# Child\n")]], "'node.md' is a file"),
+        ([[("node.md/child.md", b"# Child\n")], [("node.md", b"# Node\n")]], "is a folder"),
+        ([[("both.md", b"# Both\n"), ("both.md/x.md", b"# X\n")]], "a folder of that name"),
+    ],
+    ids=["file-then-folder", "folder-then-file", "both-at-once"],
+)
+def test_a_file_and_a_folder_of_one_name_are_refused_before_anything_is_written(
+    uploads_client, settings: Settings, uploads, clash
+):
+    *earlier, last = uploads
+    for files in earlier:
+        assert upload(uploads_client, "uploaded", files).status_code == 200
+
+    def files() -> list[Path]:
+        return sorted(p for p in (settings.data_dir / "uploads").rglob("*") if p.is_file())
+
+    kept = files()
+
+    refused = uploads_client.post(
+        "/api/collections/uploaded/files?replace=true",
+        files=[("files", (name, data, "text/markdown")) for name, data in last],
+    )
+
+    assert refused.status_code == 409 and clash in refused.json()["error"]
+    assert refused.headers["X-Content-Type-Options"] == "nosniff"
+    assert files() == kept  # nothing written
+
+
+def test_unknown_routes_wrong_methods_and_failures_are_json_lines_with_the_headers(
+    settings: Settings, deps
+):
+    app = create_app(settings, deps)
+
+    def fail(request):
+        raise RuntimeError("a bug")
+
+    app.router.routes.append(Route("/api/fail", fail))
+    with TestClient(app, base_url="http://127.0.0.1:8000", raise_server_exceptions=False) as client:
+        answers = [client.get("/nope"), client.delete("/api/runs"), client.get("/api/fail")]
+
+    assert [a.status_code for a in answers] == [404, 405, 500]
+    assert answers[0].json() == {"error": "nothing at /nope: the API is under /api/"}
+    assert answers[1].json() == {
+        "error": "DELETE is not accepted at /api/runs; use GET, HEAD, POST"
+    }
+    assert "RuntimeError" in answers[2].json()["error"]
+    assert all(a.headers["Content-Security-Policy"].startswith("default-src") for a in answers)
 
 
 def test_a_form_the_server_cannot_take_is_refused_in_one_json_line(uploads_client):

@@ -87,7 +87,10 @@ def create_app(
     with the app). With `token`, every request must carry it; without, only requests addressed
     to a loopback name are served (a page elsewhere cannot rebind a name to this server)."""
     handlers = Handlers(settings, deps, token, workers)
-    app = Starlette(routes=handlers.routes(), lifespan=handlers.lifespan)
+    refusals = {HTTPException: _refused, Exception: _failed}
+    app = Starlette(
+        routes=handlers.routes(), lifespan=handlers.lifespan, exception_handlers=refusals
+    )
     app.add_middleware(Guard, token=token)
     app.state.runs = handlers.runs
     return app
@@ -95,6 +98,27 @@ def create_app(
 
 def _error(message: str, status: int = 400) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
+
+
+async def _refused(request: Request, e: HTTPException) -> JSONResponse:
+    """Starlette's own refusals (no such route, a method it does not take) as one JSON line."""
+    path, headers = request.url.path, dict(e.headers or {})
+    if e.status_code == 405:  # every method of every route at the path, not only the first's
+        routes = [r for r in request.app.router.routes if isinstance(r, Route) and r.methods]
+        allowed = sorted({m for r in routes if r.path_regex.match(path) for m in r.methods})
+        headers["Allow"] = ", ".join(allowed)
+    message = {
+        404: f"nothing at {path}: the API is under /api/",
+        405: f"{request.method} is not accepted at {path}; use {headers.get('Allow')}",
+    }.get(e.status_code, str(e.detail))
+    return JSONResponse({"error": message}, status_code=e.status_code, headers=headers)
+
+
+async def _failed(request: Request, e: Exception) -> JSONResponse:
+    """A request the server failed on, as one JSON line; outside Guard, so with the security
+    headers here (the traceback goes to the server's log)."""
+    message = f"the server failed on this request ({type(e).__name__}); its log says more"
+    return JSONResponse({"error": message}, status_code=500, headers=SECURITY_HEADERS)
 
 
 class Handlers:

@@ -4,7 +4,7 @@ names that cannot leave it; a file never silently replaces another."""
 
 import re
 import unicodedata
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from deepsift.errors import UserError
 from deepsift.ingest.loaders import SUPPORTED
@@ -66,9 +66,12 @@ def upload_folder(data_dir: Path, collection: str) -> Path:
 
 
 def check_clashes(folder: Path, files: list[tuple[str, bytes]], replace: bool) -> None:
-    """UploadRefused (409) when two files of the upload would be saved as one, or when one
-    would replace a different file uploaded before (unless `replace`)."""
+    """UploadRefused (409), before anything is written, when two files of the upload would be
+    saved as one, when a file and a folder would share a name (in the upload, or with what was
+    uploaded before), or when a file would replace a different one uploaded before (unless
+    `replace`)."""
     seen: set[str] = set()
+    folders = {str(p) for name, _ in files for p in PurePosixPath(name).parents if str(p) != "."}
     for name, data in files:
         if name in seen:
             raise UploadRefused(
@@ -77,7 +80,23 @@ def check_clashes(folder: Path, files: list[tuple[str, bytes]], replace: bool) -
                 409,
             )
         seen.add(name)
+        if name in folders:
+            raise UploadRefused(
+                f"this upload holds a file {name!r} and a folder of that name: rename one", 409
+            )
         kept = folder / name
+        if kept.is_dir():
+            raise UploadRefused(
+                f"{name!r} is a folder of earlier uploads in this collection: rename the file",
+                409,
+            )
+        inside = [str(p) for p in PurePosixPath(name).parents if (folder / p).is_file()]
+        if inside:
+            raise UploadRefused(
+                f"{inside[0]!r} is a file uploaded before, so {name!r} cannot be saved inside "
+                "it: rename the folder",
+                409,
+            )
         if not replace and kept.is_file() and kept.read_bytes() != data:
             raise UploadRefused(
                 f"{name!r} is already in this collection with other content: rename the new "
