@@ -117,11 +117,16 @@ def test_bad_arguments_are_tool_errors_of_one_clear_line(tmp_path, scripted_llm)
                 ("research", {"question": 5}),
                 ("ingest", {"paths": "/a", "collection": "c"}),
                 ("get_report", {}),
+                ("research", {"question": "q" * 200_000}),
+                ("research", {"question": QUESTION, "language": "x" * 46_000}),
+                ("ingest", {"paths": [f"{tmp_path}/a\x00b.md"], "collection": "c"}),
+                ("ingest", {"paths": [f"{tmp_path}/{'x' * 5_000}.md"], "collection": "c"}),
             ]
             return [await client.call_tool(name, arguments) for name, arguments in calls]
 
-    answers = map(error_text, anyio.run(session))
-    unknown, empty, no_run, bad_name, none_allowed, bad_length, *bad_types = answers
+    answers = [error_text(result) for result in anyio.run(session)]
+    unknown, empty, no_run, bad_name, none_allowed, bad_length, *bad_types = answers[:9]
+    long_question, long_language, nul, long_name = answers[9:]
 
     assert unknown.endswith("no collection named 'nope'; existing: none")
     assert empty.endswith("the question is empty")
@@ -143,6 +148,11 @@ def test_bad_arguments_are_tool_errors_of_one_clear_line(tmp_path, scripted_llm)
         "paths: Input should be a valid list",
         "thread_id: Field required",
     ]
+    # As the web app caps them; a NUL byte or an overlong name was a traceback.
+    assert long_question == "question: String should have at most 4000 characters"
+    assert long_language == "language: String should have at most 40 characters"
+    assert nul.endswith("paths: a path holds a NUL byte; give plain file paths")
+    assert long_name.endswith("... is longer than a file system allows")
     assert scripted_llm.requests == []
 
 

@@ -39,7 +39,7 @@ from deepsift.ingest.loaders import SUPPORTED
 from deepsift.llm.chat import chat_model
 from deepsift.llm.embedders import Embedder, get_embedder
 from deepsift.llm.endpoint import endpoint_failure
-from deepsift.serve.runs import validation_line
+from deepsift.serve.runs import MAX_LANGUAGE_CHARS, MAX_QUESTION_CHARS, validation_line
 from deepsift.store import CollectionInfo, Store
 from deepsift.web import WEB, web_configured
 
@@ -168,6 +168,9 @@ def _client_roots(ctx: Context) -> list[Path]:
     return [Path(url2pathname(uri.path)) for uri in uris if uri.scheme == "file"]
 
 
+MAX_PATH_BYTES, MAX_NAME_BYTES = 4095, 255  # Linux's PATH_MAX and NAME_MAX
+
+
 def _inside(path: Path, folders: list[Path]) -> bool:
     """Whether `path`, links followed, lies in one of `folders` (resolved already)."""
     real = path.resolve()
@@ -177,7 +180,13 @@ def _inside(path: Path, folders: list[Path]) -> bool:
 def _allowed_path(path: str, allowed: list[Path]) -> Path:
     """`path` when it is absolute and inside an allowed folder; else a UserError that says what
     to allow. An assistant steered by a document must not ingest the user's other files."""
+    if "\x00" in path:
+        raise UserError("paths: a path holds a NUL byte; give plain file paths")
     given = Path(path).expanduser()
+    if len(bytes(given)) > MAX_PATH_BYTES or any(
+        len(p.encode()) > MAX_NAME_BYTES for p in given.parts
+    ):
+        raise UserError(f"paths: {path[:60]!r}... is longer than a file system allows")
     if not given.is_absolute():
         raise UserError(f"paths: {path!r} is not absolute; give absolute paths")
     if not allowed:
@@ -221,7 +230,9 @@ def build_server(settings: Settings) -> MCPServer:
         "step. Returns the report, its sources and a thread_id for get_report."
     )
     async def research(
-        question: Annotated[str, Field(description="the question to research")],
+        question: Annotated[
+            str, Field(description="the question to research", max_length=MAX_QUESTION_CHARS)
+        ],
         ctx: Context,
         sources: Annotated[
             list[str] | None,
@@ -231,7 +242,11 @@ def build_server(settings: Settings) -> MCPServer:
             Length | None, Field(description="brief ~300, standard ~1,000, long ~2,500 words")
         ] = None,
         language: Annotated[
-            str | None, Field(description="the report's language; default: the question's")
+            str | None,
+            Field(
+                description="the report's language; default: the question's",
+                max_length=MAX_LANGUAGE_CHARS,
+            ),
         ] = None,
     ) -> Report:
         return await _research(question, sources, length, language, ctx, settings, resources)

@@ -28,6 +28,7 @@ from deepsift.retrieval.sources import resolve_sources
 Status = Literal["queued", "running", "done", "paused", "failed", "stopped"]
 INDEX_FILE = "serve-runs.json"
 MAX_QUESTION_CHARS = 4_000
+MAX_LANGUAGE_CHARS = 40
 MAX_WAITING = 20  # runs queued for a worker at once; more are refused until one starts
 FINAL_EVENTS = ("result", "error", "stopped")  # a run's stream ends with one of these
 log = logging.getLogger(__name__)
@@ -43,7 +44,7 @@ class RunRequest(BaseModel):
     question: str = Field("", max_length=MAX_QUESTION_CHARS)
     collections: list[str] = []  # sources, "web" among them; empty: every collection
     length: Length | None = None
-    language: str | None = Field(None, max_length=40)
+    language: str | None = Field(None, max_length=MAX_LANGUAGE_CHARS)
     agent: str = "deepsift"
     thread_id: str | None = Field(None, pattern=r"^[A-Za-z0-9_-]{1,64}$")
 
