@@ -211,6 +211,33 @@ def test_runs_started_at_once_are_queued_up_to_a_bound_and_each_ends(settings: S
     assert ends[0] == "result" and set(ends[1:]) == {"stopped"}
 
 
+def test_a_queued_run_cancelled_stops_at_once_and_frees_its_place(settings: Settings, deps):
+    with FakeOpenAI(ScriptedResearcher(), delay=0.2) as slow:
+        paced = settings.model_copy(update={"llm_base_url": slow.url})
+        app = create_app(paced, deps, workers=1)
+        with TestClient(app, base_url="http://127.0.0.1:8000") as client:
+            ask = {"question": QUESTION, "length": "brief"}
+            first, *waiting = [client.post("/api/runs", json=ask).json() for _ in range(21)]
+            refused = client.post("/api/runs", json=ask)
+            cancelled = client.post(f"/api/runs/{waiting[0]['thread_id']}/cancel")
+            stopped = client.get(f"/api/runs/{waiting[0]['thread_id']}").json()["run"]
+            taken = client.post("/api/runs", json=ask)  # the place it left
+            for run in waiting[1:] + [taken.json()]:
+                client.post(f"/api/runs/{run['thread_id']}/cancel")
+
+    assert refused.status_code == 429
+    assert cancelled.json()["status"] == "stopped" and stopped["status"] == "stopped"
+    assert taken.status_code == 202
+
+
+def test_resuming_a_thread_id_no_run_has_is_a_404_and_leaves_no_record(client):
+    resumed = client.post("/api/runs", json={"thread_id": "nosuchthread0"})
+
+    assert resumed.status_code == 404
+    assert resumed.json() == {"error": "no run has thread id nosuchthread0: nothing to resume"}
+    assert client.get("/api/runs").json() == []
+
+
 def test_a_cancelled_run_stops_says_so_and_resumes_by_its_thread_id(settings: Settings, deps):
     with FakeOpenAI(ScriptedResearcher(), delay=0.2) as slow:
         paced = settings.model_copy(update={"llm_base_url": slow.url, "llm_concurrency": 1})

@@ -46,6 +46,7 @@ from deepsift.serve.runs import (
     RunRecord,
     RunRequest,
     Runs,
+    UnknownRun,
     one_line_error,
     result_payload,
     validation_line,
@@ -173,6 +174,8 @@ class Handlers:
             run = await run_in_threadpool(self.runs.start, asked)
         except QueueFull as e:
             return _error(str(e), 429)
+        except UnknownRun as e:
+            return _error(str(e), 404)
         except UserError as e:
             return _error(str(e))
         return JSONResponse(

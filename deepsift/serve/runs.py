@@ -17,7 +17,7 @@ from rich.text import Text
 
 from deepsift.agents import agent
 from deepsift.agents.live_steps import NEXT_STEP, step_lines
-from deepsift.api import new_thread_id, research
+from deepsift.api import new_thread_id, read_run, research
 from deepsift.config import Length, Settings
 from deepsift.deps import Deps
 from deepsift.errors import UserError
@@ -36,6 +36,10 @@ log = logging.getLogger(__name__)
 
 class QueueFull(UserError):
     """Too many runs wait already: HTTP 429, the caller may try again."""
+
+
+class UnknownRun(UserError):
+    """No run has the thread id asked for: HTTP 404."""
 
 
 class RunRequest(BaseModel):
@@ -127,6 +131,8 @@ class Runs:
         agent(request.agent)  # an unknown agent is refused before it is queued
         if request.thread_id:
             known = self._index.get(request.thread_id)
+            if known is None and read_run(request.thread_id, self.settings, self.deps) is None:
+                raise UnknownRun(f"no run has thread id {request.thread_id}: nothing to resume")
             question = request.question or (known.question if known else "")
             if request.thread_id in self._runs and not self._runs[request.thread_id].ended:
                 raise UserError(f"run {request.thread_id} is already queued or running")
@@ -166,7 +172,12 @@ class Runs:
         run = self._runs.get(thread_id)
         if run is None or run.ended:
             raise UserError(f"no run in progress has thread id {thread_id}")
-        run.cancel.set()
+        with self._lock:
+            run.cancel.set()
+            if thread_id in self._waiting:  # never started: stopped now, its place freed
+                self._waiting.remove(thread_id)
+                self._tell_positions()
+                self._stopped(run)
         return run
 
     def records(self) -> list[RunRecord]:
@@ -192,11 +203,9 @@ class Runs:
     def _run(self, run: Run) -> None:
         record = run.record
         with self._lock:
-            self._waiting.remove(record.thread_id)
-            if run.cancel.is_set():  # cancelled while it waited
-                self._tell_positions()
-                self._stopped(run)
+            if record.thread_id not in self._waiting:  # cancelled while it waited: stopped
                 return
+            self._waiting.remove(record.thread_id)
             self._running += 1
             record.status, record.started = "running", time.time()
             self._save(record)
