@@ -138,6 +138,29 @@ def test_bad_files_are_skipped_with_one_line_each_and_the_good_one_ingested(tmp_
     assert '"documents": 1' in listing.stdout
 
 
+def test_a_broken_link_is_a_failed_file_and_a_new_collection_of_failures_is_dropped(
+    settings, store, tmp_path
+):
+    folder = tmp_path / "links"
+    folder.mkdir()
+    (folder / "gone.md").symlink_to(tmp_path / "nowhere.md")
+    (folder / "empty.md").write_text("")
+    embedder = get_embedder(settings)
+
+    failed = ingest([folder], "links", store, embedder, settings)
+    store.ensure("kept", "made before", embedder)
+    kept = ingest([folder], "kept", store, embedder, settings)
+
+    assert sorted((Path(f.source).name, f.status) for f in failed.files) == [
+        ("empty.md", "failed"),
+        ("gone.md", "failed"),
+    ]
+    gone = next(f for f in failed.files if f.source.endswith("gone.md"))
+    assert gone.error == f"a link to {tmp_path / 'nowhere.md'}, which is not there"
+    assert not store.exists("links")  # made by that ingest, nothing put in it: dropped
+    assert store.exists("kept") and not kept.succeeded  # there before: kept
+
+
 def test_ingest_exits_1_when_every_input_fails(tmp_path):
     (tmp_path / "empty.txt").write_text("")
 

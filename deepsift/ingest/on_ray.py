@@ -19,6 +19,7 @@ from deepsift.ingest.pipeline import (
     ParsedFile,
     changed_hash,
     complete_file,
+    finish_ingest,
     parsed_file,
     prune_missing,
     start_ingest,
@@ -71,7 +72,7 @@ def ingest_on_ray(
     """`deepsift.ingest.pipeline.ingest`, with loading, chunking and embedding on the Ray
     cluster at `settings.ray_address` ("local": a runtime started on this machine)."""
     ray = _ray()
-    files, results, stored = start_ingest(paths, collection, store, embedder, description)
+    files, results, stored, created = start_ingest(paths, collection, store, embedder, description)
     on_start(len(files))
     for result in results:
         on_file(result)
@@ -107,8 +108,7 @@ def ingest_on_ray(
                 ray.shutdown()
     if prune:
         results += prune_missing(collection, stored, store)
-    store.flush(collection)
-    return IngestReport(results)
+    return finish_ingest(collection, results, store, created)
 
 
 def _embedded(ray: Any, changed: list[dict[str, str]], settings: Settings) -> Iterable[tuple]:

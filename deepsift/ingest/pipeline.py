@@ -73,6 +73,12 @@ def _files_under(folder: Path, failed: list[FileResult]) -> list[Path]:
         for name in names
         if Path(name).suffix.lower() in SUPPORTED and not name.startswith(".")
     ]
+    for link in (p for p in found if p.is_symlink() and not p.exists()):  # said, not skipped
+        failed.append(
+            FileResult(
+                str(link), "failed", error=f"a link to {os.readlink(link)}, which is not there"
+            )
+        )
     return sorted(p.resolve() for p in found if p.is_file())
 
 
@@ -133,7 +139,7 @@ def ingest(
     next files are parsed and the last batch is written, so the embedder (the slowest stage)
     never waits. `on_chunks(source, embedded, total)` follows the chunks of the current file.
     `pages`: URLs to fetch and store with the URL as source (deepsift.web.pages)."""
-    files, results, stored = start_ingest(paths, collection, store, embedder, description)
+    files, results, stored, created = start_ingest(paths, collection, store, embedder, description)
     urls = pages.urls if pages else []
 
     def parse(item: Path | str) -> ParsedFile | FileResult:
@@ -182,8 +188,7 @@ def ingest(
         wait_for_writer()
     if prune:
         results += prune_missing(collection, stored, store, urls)
-    store.flush(collection)
-    return IngestReport(results)
+    return finish_ingest(collection, results, store, created)
 
 
 def start_ingest(
@@ -192,12 +197,26 @@ def start_ingest(
     store: Store,
     embedder: Embedder,
     description: str | None,
-) -> tuple[list[Path], list[FileResult], dict[str, str]]:
-    """An ingest's start: the files to read, the paths that failed already, and the documents
-    the collection (created if new) holds."""
+) -> tuple[list[Path], list[FileResult], dict[str, str], bool]:
+    """An ingest's start: the files to read, the paths that failed already, the documents the
+    collection holds, and whether it was created now."""
     files, results = find_files(paths)
+    created = not store.exists(collection)
     store.ensure(collection, description, embedder)
-    return files, results, store.documents(collection)
+    return files, results, store.documents(collection), created
+
+
+def finish_ingest(
+    collection: str, results: list[FileResult], store: Store, created: bool
+) -> IngestReport:
+    """The ingest's report, once its chunks are flushed; a collection it created and put
+    nothing in (every file failed) is dropped, not left behind empty."""
+    report = IngestReport(results)
+    if created and not report.succeeded:
+        store.drop(collection)
+    else:
+        store.flush(collection)
+    return report
 
 
 def prune_missing(
