@@ -176,6 +176,8 @@ def test_ingest_exits_1_when_every_input_fails(tmp_path):
     assert result.returncode == 1
     assert "empty.txt: empty file" in result.stderr
     assert "missing.md: no such file or folder" in result.stderr
+    listing = run_cli("collections", "--json", data=tmp_path / "data")
+    assert listing.stdout.strip() == "[]"  # no empty collection left behind
 
 
 def test_an_openai_compatible_embedder_builds_its_own_collection(settings, store, corpus):
