@@ -174,6 +174,16 @@ def test_a_corrupt_cache_entry_is_a_miss_and_is_rewritten(tmp_path, site):
     assert site.hits["/article"] == 2
 
 
+def test_a_page_cached_under_a_looser_policy_is_refused_under_a_stricter_one(tmp_path, site):
+    url = site.url("/article")
+    PageFetcher(_settings(tmp_path)).fetch(url)  # an ingest that allowed private hosts
+
+    strict = PageFetcher(_settings(tmp_path, web_allow_private_hosts=False))
+    with pytest.raises(FetchError, match="refused"):
+        strict.fetch(url)
+    assert site.hits["/article"] == 1 and strict.network_fetches == 0
+
+
 def test_private_and_non_http_urls_are_refused_without_a_request(tmp_path, site):
     fetcher = PageFetcher(_settings(tmp_path, web_allow_private_hosts=False))
     refused = [

@@ -134,6 +134,9 @@ class PageFetcher:
             url_lock = self._url_locks.setdefault(url, threading.Lock())
         with url_lock:
             page = self._cached(url)
+            if page is not None:  # cached under another policy (a run that allowed more)
+                for address in dict.fromkeys([url, page.final_url]):
+                    _checked_address(_parse(address), self._is_allowed, url)
             if page is None:
                 page = self._download(url)
                 self._store(page)
