@@ -174,6 +174,56 @@ def test_a_corrupt_cache_entry_is_a_miss_and_is_rewritten(tmp_path, site):
     assert site.hits["/article"] == 2
 
 
+class _Dripping:
+    """A server that answers every connection one header line at a time, a line every
+    `pause` seconds, `lines` of them: each wait is short, the whole is not."""
+
+    def __init__(self, pause: float = 0.3, lines: int = 60) -> None:
+        self.pause, self.lines = pause, lines
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.stopped = threading.Event()
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while not self.stopped.is_set():
+            try:
+                connection, _ = self.listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._drip, args=(connection,), daemon=True).start()
+
+    def _drip(self, connection: socket.socket) -> None:
+        with connection:
+            try:
+                connection.recv(4096)
+                connection.sendall(b"HTTP/1.1 200 OK\r\n")
+                for n in range(self.lines):
+                    if self.stopped.wait(self.pause):
+                        return
+                    connection.sendall(f"X-Drip-{n}: x\r\n".encode())
+            except OSError:
+                return
+
+    def close(self) -> None:
+        self.stopped.set()
+        self.listener.close()
+
+
+def test_a_server_that_drips_its_headers_is_given_up_at_the_timeout(tmp_path):
+    dripping = _Dripping()
+    fetcher = PageFetcher(_settings(tmp_path, web_timeout=1.0))
+    started = time.monotonic()
+    try:
+        with pytest.raises(FetchError, match="took longer than 1 s"):
+            fetcher.fetch(f"http://127.0.0.1:{dripping.port}/page")
+        waited = time.monotonic() - started
+    finally:
+        dripping.close()
+
+    assert waited < 5  # the server's headers alone take 18 s
+
+
 def test_a_page_cached_under_a_looser_policy_is_refused_under_a_stricter_one(tmp_path, site):
     url = site.url("/article")
     PageFetcher(_settings(tmp_path)).fetch(url)  # an ingest that allowed private hosts

@@ -199,7 +199,7 @@ class PageFetcher:
                     extensions={"sni_hostname": host},
                 )
                 try:
-                    response = client.send(request, stream=True)
+                    response = self._sent_by(client, request, deadline, label)
                     try:
                         if not response.has_redirect_location:
                             return self._read(url, str(target), response, deadline, pdf)
@@ -210,6 +210,29 @@ class PageFetcher:
                     reason = " ".join(str(e).split()) or type(e).__name__
                     raise FetchError(f"{label}: {reason}") from None
         raise FetchError(f"{url}: more than {MAX_REDIRECTS} redirects")
+
+    def _sent_by(
+        self, client: httpx.Client, request: httpx.Request, deadline: float, label: str
+    ) -> httpx.Response:
+        """`client.send(request)`, given up at `deadline`: httpx's timeout bounds each wait for
+        bytes, so a server that sends its headers a line at a time held a fetch for minutes."""
+        sent: list[httpx.Response | BaseException] = []
+
+        def send() -> None:
+            try:
+                sent.append(client.send(request, stream=True))
+            except BaseException as e:  # raised again in the caller's thread
+                sent.append(e)
+
+        worker = threading.Thread(target=send, name="deepsift-fetch", daemon=True)
+        worker.start()
+        worker.join(max(0.0, deadline - time.monotonic()))
+        if worker.is_alive():
+            client.close()  # its connection closed: the worker ends at the server's next bytes
+            raise FetchError(f"{label}: took longer than {self._settings.web_timeout:g} s")
+        if isinstance(sent[0], BaseException):
+            raise sent[0]
+        return sent[0]
 
     def _read(
         self, url: str, final_url: str, response: httpx.Response, deadline: float, pdf: bool
