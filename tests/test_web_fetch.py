@@ -1,7 +1,9 @@
+import gzip
 import ipaddress
 import socket
 import threading
 import time
+import tracemalloc
 from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -30,6 +32,7 @@ which needs calm seas and a specialised vessel.</p>
 </body></html>"""
 NOTES = b"Tide tables\n\nHigh water at Aberdeen: 06:12 and 18:40."
 LIMIT = 10_000  # the smallest web_max_page_bytes allowed
+BOMB = gzip.compress(bytes(64_000_000), compresslevel=9)  # 64 MB of zeros, 62 KB on the wire
 DELAY = 0.3
 
 
@@ -57,6 +60,10 @@ class _Handler(BaseHTTPRequestHandler):
             self._reply(200, "text/html", b"<p>" + b"x" * 2 * LIMIT + b"</p>")
         elif path == "/huge-unsized":
             self._reply(200, "text/html", b"<p>" + b"x" * 2 * LIMIT + b"</p>", sized=False)
+        elif path == "/bomb":
+            self._reply(200, "text/html", BOMB, sized=False, encoding="gzip")
+        elif path == "/gzipped":
+            self._reply(200, "text/html; charset=utf-8", gzip.compress(ARTICLE), encoding="gzip")
         elif path == "/blank":
             self._reply(200, "text/html", b"<html><title>Blank</title><script>go()</script></html>")
         elif path == "/paper.pdf":
@@ -64,9 +71,13 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._reply(404, "text/html", b"<p>not found</p>")
 
-    def _reply(self, status: int, content_type: str, body: bytes, sized: bool = True) -> None:
+    def _reply(
+        self, status: int, content_type: str, body: bytes, sized: bool = True, encoding: str = ""
+    ) -> None:
         self.send_response(status)
         self.send_header("Content-Type", content_type)
+        if encoding:
+            self.send_header("Content-Encoding", encoding)
         if sized:
             self.send_header("Content-Length", str(len(body)))
         self.end_headers()  # unsized: HTTP/1.0, the body ends when the connection closes
@@ -222,6 +233,20 @@ def test_a_server_that_drips_its_headers_is_given_up_at_the_timeout(tmp_path):
         dripping.close()
 
     assert waited < 5  # the server's headers alone take 18 s
+
+
+def test_a_gzip_bomb_is_refused_without_inflating_past_the_limit(tmp_path, site):
+    fetcher = PageFetcher(_settings(tmp_path))
+    tracemalloc.start()
+    try:
+        with pytest.raises(FetchError, match=f"larger than {LIMIT} bytes"):
+            fetcher.fetch(site.url("/bomb"))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+
+    assert peak < 8_000_000  # inflated whole, it takes 64 MB
+    assert "eight hundred times denser" in fetcher.fetch(site.url("/gzipped")).text
 
 
 def test_a_page_cached_under_a_looser_policy_is_refused_under_a_stricter_one(tmp_path, site):

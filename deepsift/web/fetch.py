@@ -10,6 +10,7 @@ import socket
 import tempfile
 import threading
 import time
+import zlib
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
@@ -24,6 +25,12 @@ from deepsift.config import Settings
 from deepsift.web.filters import WebFilter
 
 USER_AGENT = "deepsift/0.1 (+research agent)"
+# The content encodings a page may come in, inflated here step by step (zlib's wbits).
+_DECOMPRESSED = {
+    "gzip": 16 + zlib.MAX_WBITS,
+    "x-gzip": 16 + zlib.MAX_WBITS,
+    "deflate": zlib.MAX_WBITS,
+}
 MAX_REDIRECTS = 3
 MAX_WORKERS = 8
 _READABLE_TYPES = {"text/html", "application/xhtml+xml", "text/plain"}
@@ -175,7 +182,7 @@ class PageFetcher:
         deadline = time.monotonic() + self._settings.web_timeout
         # A client per page: no cookies or connections carry over from one site to another.
         with httpx.Client(
-            headers={"User-Agent": USER_AGENT},
+            headers={"User-Agent": USER_AGENT, "Accept-Encoding": ", ".join(_DECOMPRESSED)},
             timeout=httpx.Timeout(self._settings.web_timeout),
             verify=self._ssl_context,
             follow_redirects=False,  # each hop is checked before it is requested
@@ -260,14 +267,25 @@ class PageFetcher:
         declared = response.headers.get("Content-Length", "")
         if declared.isdigit() and int(declared) > limit:
             raise too_large
+        encoding = response.headers.get("Content-Encoding", "").strip().lower() or "identity"
+        if encoding not in ("identity", *_DECOMPRESSED):
+            raise FetchError(f"{url}: content encoding {encoding!r} is not read")
+        inflate = zlib.decompressobj(_DECOMPRESSED[encoding]) if encoding != "identity" else None
         body = bytearray()
-        for chunk in response.iter_bytes():
-            body += chunk
-            if len(body) > limit:
-                raise too_large
-            # The timeout bounds each wait; this bounds a server that trickles bytes.
-            if time.monotonic() > deadline:
-                raise FetchError(f"{url}: took longer than {self._settings.web_timeout} s")
+        try:
+            for chunk in response.iter_raw():
+                # Inflated no further than the limit: a small body of zeros can inflate to GBs.
+                body += inflate.decompress(chunk, limit + 1 - len(body)) if inflate else chunk
+                if len(body) > limit:
+                    raise too_large
+                # The timeout bounds each wait; this bounds a server that trickles bytes.
+                if time.monotonic() > deadline:
+                    raise FetchError(f"{url}: took longer than {self._settings.web_timeout} s")
+            body += inflate.flush() if inflate else b""
+        except zlib.error as e:
+            raise FetchError(f"{url}: its {encoding} body is corrupt ({e})") from None
+        if len(body) > limit:
+            raise too_large
         return bytes(body)
 
     def _cache_path(self, url: str) -> Path:
