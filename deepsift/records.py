@@ -79,6 +79,8 @@ class Chunk(BaseModel):
     question_rank: int | None = None  # its rank in the search of the question itself, if any
     link_rank: int | None = None  # the page of a name the hop followed: the order it was found
     found_by: list[str] = []  # every query whose search returned it, after `query` (merge_chunks)
+    # Its document's own facts (deepsift.ingest.facts): id, title, authors, date, status …
+    facts: dict[str, Any] = {}
 
     @property
     def queries(self) -> list[str]:

@@ -42,6 +42,7 @@ logging.getLogger("pymilvus.client.iterator.query_iterator").setLevel(logging.ER
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,254}$")
 _OUTPUT = ["text", "source", "title", "position"]
+_READ = [*_OUTPUT, "metadata"]  # a chunk's metadata holds its document's facts
 MAX_TEXT_BYTES = 65_535
 MAX_TITLE_BYTES = 1024
 # The doc_hash of a document's first chunk while its chunks are being replaced: the document's
@@ -300,10 +301,14 @@ class Store:
         rows = self._client.query(
             name,
             filter=f"source == {_quoted(source)} and position < {int(chunks)}",
-            output_fields=["id", *_OUTPUT],
+            output_fields=["id", *_READ],
         )
         return [
-            Chunk(collection=name, **{field: row[field] for field in ["id", *_OUTPUT]})
+            Chunk(
+                collection=name,
+                facts=_facts(row),
+                **{field: row[field] for field in ["id", *_OUTPUT]},
+            )
             for row in sorted(rows, key=lambda row: row["position"])
         ]
 
@@ -425,7 +430,7 @@ class Store:
             AnnSearchRequest(data=[query], anns_field="sparse", param={}, limit=k * 2, expr=within),
         ]
         hits = self._client.hybrid_search(
-            name, requests, RRFRanker(60), limit=k, output_fields=_OUTPUT
+            name, requests, RRFRanker(60), limit=k, output_fields=_READ
         )[0]
         return [
             Chunk(
@@ -433,7 +438,14 @@ class Store:
                 collection=name,
                 score=hit["distance"],
                 query=query,
+                facts=_facts(hit["entity"]),
                 **{field: hit["entity"][field] for field in _OUTPUT},
             )
             for hit in hits
         ]
+
+
+def _facts(row: dict[str, Any]) -> dict[str, Any]:
+    """The document facts stored with a chunk ({} in a collection ingested before them)."""
+    facts = (row.get("metadata") or {}).get("facts")
+    return facts if isinstance(facts, dict) else {}

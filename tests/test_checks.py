@@ -54,6 +54,79 @@ def test_a_cause_no_excerpt_states_is_caught():
     assert not checks.unstated_cause(said, ["The overrun was caused by flooding in the shaft."])
 
 
+OVERRUN = (
+    "The final cost was EUR 29.3 million, EUR 4.7 million over the approved budget. The overrun"
+    " came from three causes: the storm damage in March 2023 (EUR 2.1 million), redesign of the"
+    " inlet works (EUR 1.6 million) and higher steel prices (EUR 1.0 million)."
+)
+
+
+def test_a_whole_amount_given_to_one_of_the_causes_it_is_split_among_is_caught():
+    for said in [
+        "Higher steel prices caused the EUR 4.7 million overrun.",
+        "The storm damage led to a cost overrun of EUR 4.7 million.",
+        "The EUR 4.7 million overrun was due to storm damage and the inlet redesign.",
+    ]:
+        assert "split EUR 4.7 million among several causes" in checks.unstated_cause(
+            said, [OVERRUN]
+        ), said
+
+
+def test_a_whole_amount_given_to_all_its_causes_or_a_cause_given_its_own_share_passes():
+    for said in [
+        "The EUR 4.7 million overrun came from storm damage, the inlet redesign and steel prices.",
+        "The EUR 4.7 million overrun was due to storm damage, the inlet redesign and steel prices.",
+        "Storm damage added EUR 2.1 million.",
+        "Storm damage led to EUR 2.1 million of the overrun.",
+        "The overrun of EUR 4.7 million was due to three causes.",
+    ]:
+        assert not checks.unstated_cause(said, [OVERRUN]), said
+        assert not checks.stitched(said, [OVERRUN]), said
+
+
+def test_a_figure_tied_to_a_cause_no_excerpt_sentence_gives_it_is_caught():
+    excerpt = (
+        "Lightning struck the 20 kV line on 3 August. Phosphorus readings rose 40% over the month"
+        " at the north inlet, where the buffer strip had failed."
+    )
+    elsewhere = "The outage on the line was caused by the strike."  # a cause, stated apart
+
+    said = "Lightning caused a 40% rise in phosphorus."
+    assert checks.unstated_cause(said, [excerpt]) == "its excerpts state no cause"
+    assert checks.unstated_cause(said, [excerpt, elsewhere]) == (
+        "its excerpts do not tie 40% to lightning"
+    )
+    # What the excerpt ties to the figure, or what the whole goes to, is no misattribution.
+    failed = "Phosphorus readings rose 40% because the buffer strip had failed."
+    assert not checks.unstated_cause(failed, [excerpt, elsewhere])
+    spent = "The final cost of EUR 29.3 million was due to storm damage, redesign and steel."
+    assert "do not tie EUR 29.3 million" in checks.unstated_cause(spent, [OVERRUN])
+
+
+def test_figures_from_two_excerpt_sentences_made_equivalent_are_caught():
+    excerpt = [
+        "The plant was designed to remove 12.5 t of phosphorus a year. Lake concentrations fell"
+        " to about 60 micrograms per litre by 2024."
+    ]
+
+    assert checks.stitched(
+        "The plant reduced phosphorus levels by 12.5 t/yr, which is equivalent to approximately"
+        " 60 micrograms per litre.",
+        excerpt,
+    )
+    # A word that sets figures side by side does not excuse one that makes them the same.
+    assert checks.stitched(
+        "It removed 12.5 t a year, equal to 60 micrograms per litre over the lake.", excerpt
+    )
+    for said in [
+        "The plant was designed to remove 12.5 t of phosphorus a year.",
+        "Lake concentrations fell to about 60 micrograms per litre by 2024.",
+        "The plant removed 12.5 t a year, while the lake fell to 60 micrograms per litre.",
+    ]:
+        assert not checks.stitched(said, excerpt), said
+        assert not checks.unstated_cause(said, excerpt), said
+
+
 def test_a_source_described_as_saying_what_it_is_not_is_caught():
     design = ["Kestrel Works - Design Basis Note examples/kestrel_works_design_basis.pdf"]
     incident = ["IR-2024-031 examples/incident_report_IR-2024-031.txt"]

@@ -1,6 +1,6 @@
 """What a loader makes of a file: a title and blocks (headings and paragraphs)."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 
@@ -18,6 +18,7 @@ class Block:
 class LoadedDocument:
     title: str
     blocks: list[Block]
+    facts: dict[str, object] = field(default_factory=dict)  # deepsift.ingest.facts
 
 
 def titled(path: Path, blocks: list[Block]) -> LoadedDocument:

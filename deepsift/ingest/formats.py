@@ -73,13 +73,14 @@ def _plain(text: str) -> str:
     return _LITERAL.sub(r"\1", _ROLE.sub(r"\1", text))
 
 
-def load_pptx(path: Path) -> LoadedDocument:
+def load_pptx(path: Path) -> tuple[LoadedDocument, dict[str, str]]:
     """A slide's title heads its text, its tables (a row a line) and its speaker notes."""
     from pptx import Presentation
     from pptx.exc import PackageNotFoundError
 
     try:
-        slides = Presentation(str(path)).slides
+        presentation = Presentation(str(path))
+        slides = presentation.slides
     except (PackageNotFoundError, KeyError, ValueError, OSError) as e:
         raise LoadError(f"cannot read PowerPoint file ({type(e).__name__}: {e})") from None
     blocks = []
@@ -95,7 +96,7 @@ def load_pptx(path: Path) -> LoadedDocument:
             notes = slide.notes_slide.notes_text_frame
             if notes is not None and notes.text.strip():
                 blocks.append(Block(notes.text.strip()))
-    return titled(path, blocks)
+    return titled(path, blocks), _office_fields(presentation.core_properties)
 
 
 def _shapes(shapes):  # noqa: ANN001, ANN202 - python-pptx's shape collections are untyped
@@ -116,7 +117,7 @@ def _shape_texts(shape) -> list[str]:  # noqa: ANN001
     return []
 
 
-def load_xlsx(path: Path) -> LoadedDocument:
+def load_xlsx(path: Path) -> tuple[LoadedDocument, dict[str, str]]:
     """A sheet's name heads its rows; a row reads as 'column: value' pairs when the sheet's first
     row names its columns, so a chunk of rows still says what each value is."""
     import zipfile
@@ -128,6 +129,7 @@ def load_xlsx(path: Path) -> LoadedDocument:
     except (zipfile.BadZipFile, KeyError, ValueError, OSError) as e:
         raise LoadError(f"cannot read Excel file ({type(e).__name__}: {e})") from None
     blocks = []
+    fields = _office_fields(book.properties)
     try:
         for sheet in book.worksheets:
             rows = [
@@ -142,7 +144,44 @@ def load_xlsx(path: Path) -> LoadedDocument:
             blocks += [Block(_row_text(row, names)) for row in (rows[1:] if names else rows)]
     finally:
         book.close()
-    return LoadedDocument(title=path.stem, blocks=blocks)
+    return LoadedDocument(title=path.stem, blocks=blocks), fields
+
+
+def core_properties(path: Path) -> dict[str, str]:
+    """A Word file's core properties as header fields (unstructured reads its text)."""
+    import zipfile
+
+    import docx
+
+    try:
+        return _office_fields(docx.Document(str(path)).core_properties)
+    except (zipfile.BadZipFile, KeyError, ValueError, OSError):
+        return {}
+
+
+# The creation time in python-docx's and python-pptx's own templates: a file made from one
+# that never set its own has no date of its own.
+_TEMPLATE_DATES = ("2013-12-23", "2013-01-27")
+
+
+def _office_fields(properties) -> dict[str, str]:  # noqa: ANN001 - three libraries' classes
+    """Title, author, date, status, version and subject of an Office file's core properties."""
+    fields = {}
+    for key, name in (
+        ("title", "title"),
+        ("author", "author"),
+        ("author", "creator"),
+        ("status", "content_status"),
+        ("version", "version"),
+        ("subject", "subject"),
+    ):
+        value = getattr(properties, name, None)
+        if isinstance(value, str) and value.strip():
+            fields.setdefault(key, value.strip())
+    created = getattr(properties, "created", None)
+    if created is not None and str(created)[:10] not in _TEMPLATE_DATES:
+        fields["created"] = str(created)[:10]
+    return fields
 
 
 def _row_text(row: list[str], names: list[str] | None) -> str:
@@ -169,7 +208,7 @@ def _is_number(text: str) -> bool:
 _HEADERS = ("From", "To", "Cc", "Date", "Subject")
 
 
-def load_eml(path: Path, data: bytes) -> LoadedDocument:
+def load_eml(path: Path, data: bytes) -> tuple[LoadedDocument, dict[str, str]]:
     """Titled by its subject; the sender, recipients and date make the first block (who said
     what, and when, is what mail is searched for), then the body's paragraphs."""
     message = BytesParser(policy=policy.default).parsebytes(data)
@@ -190,7 +229,8 @@ def load_eml(path: Path, data: bytes) -> LoadedDocument:
     blocks = [Block(header), *(Block(p) for p in paragraphs)]
     if any(attached):
         blocks.append(Block("Attachments: " + ", ".join(filter(None, attached))))
-    return LoadedDocument(title=str(message["subject"] or path.stem), blocks=blocks)
+    fields = {name: str(message[name]) for name in ("From", "Date", "Subject") if message[name]}
+    return LoadedDocument(title=str(message["subject"] or path.stem), blocks=blocks), fields
 
 
 def _html_text(html: str) -> str:

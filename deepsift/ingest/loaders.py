@@ -2,10 +2,12 @@
 
 import logging
 import os
+import re
 from functools import cache
 from pathlib import Path
 
 from deepsift.ingest import formats
+from deepsift.ingest.facts import document_facts, header_fields
 from deepsift.ingest.document import Block, LoadedDocument, LoadError, titled
 
 os.environ.setdefault("DO_NOT_TRACK", "1")  # unstructured reports usage on import otherwise
@@ -30,24 +32,29 @@ def load(path: Path) -> LoadedDocument:
         raise LoadError(f"cannot read: {e.strerror or e}") from None
     if not data.strip():
         raise LoadError("empty file")
+    text, fields = "", {}
     if suffix == ".pdf":
-        document = _load_pdf(path)
+        document, fields = _load_pdf(path)
     elif suffix == ".rst":
-        document = formats.load_rst(path, _decode_text(data))
+        text = _decode_text(data)
+        document = formats.load_rst(path, text)
     elif suffix == ".pptx":
-        document = formats.load_pptx(path)
+        document, fields = formats.load_pptx(path)
     elif suffix == ".xlsx":
-        document = formats.load_xlsx(path)
+        document, fields = formats.load_xlsx(path)
     elif suffix == ".eml":
-        document = formats.load_eml(path, data)
+        document, fields = formats.load_eml(path, data)
     elif suffix in {".txt", ".json", ".csv"}:
-        document = _load_plain(path, _decode_text(data))
+        text = _decode_text(data)
+        document = _load_plain(path, text)
     else:
-        if suffix in {".md", ".markdown", ".html", ".htm"}:
-            _decode_text(data)
-        document = _load_unstructured(path)
+        text = _decode_text(data) if suffix in {".md", ".markdown", ".html", ".htm"} else ""
+        document, fields = _load_unstructured(path)
     if not any(block.text.strip() for block in document.blocks):
         raise LoadError("no text found in it")
+    if text and suffix not in {".json", ".csv", ".html", ".htm"}:
+        fields = header_fields(text)
+    document.facts = document_facts(fields, document, path, text)
     return document
 
 
@@ -69,17 +76,21 @@ def _load_plain(path: Path, text: str) -> LoadedDocument:
     return LoadedDocument(title=path.stem, blocks=[Block(p) for p in paragraphs])
 
 
-def _load_pdf(path: Path) -> LoadedDocument:
+def _load_pdf(path: Path) -> tuple[LoadedDocument, dict[str, str]]:
+    """Its text, and its info dictionary's title, author, subject and dates as its fields."""
     import pypdf
 
     try:
         reader = pypdf.PdfReader(path)
         pages = [page.extract_text() or "" for page in reader.pages]
-        title = (reader.metadata.title if reader.metadata else None) or path.stem
+        info = dict(reader.metadata or {})
     except Exception as e:  # pypdf raises many types for one cause: a damaged file
         raise LoadError(f"cannot read PDF ({type(e).__name__}: {e})") from None
+    fields = {str(k).lstrip("/"): str(v) for k, v in info.items() if isinstance(v, str) and v}
+    if created := re.match(r"D:(\d{4})(\d{2})?(\d{2})?", fields.get("CreationDate", "")):
+        fields["CreationDate"] = "-".join(filter(None, created.groups()))
     blocks = [Block(p.strip()) for page in pages for p in page.split("\n\n") if p.strip()]
-    return LoadedDocument(title=str(title), blocks=blocks)
+    return LoadedDocument(title=fields.get("Title") or path.stem, blocks=blocks), fields
 
 
 @cache
@@ -99,7 +110,7 @@ def _offline_spacy() -> None:
     tokenize._load_spacy_model = load_or_blank
 
 
-def _load_unstructured(path: Path) -> LoadedDocument:
+def _load_unstructured(path: Path) -> tuple[LoadedDocument, dict[str, str]]:
     _offline_spacy()
     from unstructured.partition.auto import partition
 
@@ -115,7 +126,8 @@ def _load_unstructured(path: Path) -> LoadedDocument:
         is_heading = type(element).__name__ == "Title" and _looks_like_heading(text)
         depth = (element.metadata.category_depth or 0) if is_heading else None
         blocks.append(Block(text, depth))
-    return titled(path, blocks)
+    fields = formats.core_properties(path) if path.suffix.lower() == ".docx" else {}
+    return titled(path, blocks), fields
 
 
 def _looks_like_heading(text: str) -> bool:

@@ -6,7 +6,7 @@ import os
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from itertools import islice
 from pathlib import Path
@@ -85,7 +85,8 @@ def _files_under(folder: Path, failed: list[FileResult]) -> list[Path]:
 # Bumped when loading or chunking changes what a file's chunks are: each document's hash holds
 # it, so the next ingest redoes every file once instead of keeping chunks made the old way.
 # 2: a document that does not open with a heading is titled by its file name.
-PARSING = 2
+# 3: each chunk carries its document's facts (deepsift.ingest.facts).
+PARSING = 3
 
 
 def document_hash(data: bytes) -> str:
@@ -106,6 +107,7 @@ class ParsedFile:
     title: str
     chunks: list[TextChunk]
     file_type: str  # ".md", ".pdf", ...; a page: ".html"
+    facts: dict[str, object] = field(default_factory=dict)  # deepsift.ingest.facts
 
 
 class Pages(Protocol):
@@ -269,7 +271,9 @@ def parsed_file(path: Path, doc_hash: str, settings: Settings) -> ParsedFile | F
     except LoadError as e:
         return FileResult(str(path), "failed", error=str(e))
     chunks = chunk_document(document, settings.chunk_chars, settings.chunk_overlap)
-    return ParsedFile(str(path), doc_hash, document.title, chunks, path.suffix.lower())
+    return ParsedFile(
+        str(path), doc_hash, document.title, chunks, path.suffix.lower(), document.facts
+    )
 
 
 def stored_chunks(
@@ -285,7 +289,8 @@ def stored_chunks(
             title=parsed.title,
             position=c.position,
             doc_hash=parsed.doc_hash,
-            metadata={"heading": c.heading, "file_type": parsed.file_type},
+            # Each chunk carries its document's facts: they go and are rebuilt with its chunks.
+            metadata={"heading": c.heading, "file_type": parsed.file_type, "facts": parsed.facts},
         )
         for c, vector in zip(chunks, vectors, strict=True)
     ]

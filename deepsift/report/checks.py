@@ -2,7 +2,11 @@
 and names is deepsift.report.claims): a sentence that says again what another says, one that
 joins figures from two different excerpt sentences into one claim, a claim its excerpts do not
 support, a cause no excerpt states, and a source described as what it is not. Each returns the
-problem in words the rewrite is told, or "" when the sentence passes."""
+problem in words the rewrite is told, or "" when the sentence passes.
+
+A figure in a sentence must stand where its excerpts put it, not only somewhere in them: two
+figures joined as one claim must come from one excerpt sentence, and a figure given to a cause
+must be that cause's in the excerpts, not a whole they split among several causes."""
 
 import re
 
@@ -17,10 +21,11 @@ SUPPORTED = 0.5  # of a claim's content words its excerpts must hold
 CONTENT_LEAST = 4  # a claim with fewer content words (beyond the question's) is not judged
 
 # Figures that are amounts (money, percentages, measures), not years or numbers in names.
+# ("%" stands outside the closing \b, which "40% rise" would fail.)
 _AMOUNT = re.compile(
     r"(?:[€$£]\s?\d[\d,.]*(?:\s?(?:k|m|bn|million|billion|thousand))?"
-    r"|\b\d[\d,.]*\s?(?:%|percent|per cent|million|billion|thousand|tonnes?|t/yr|km|ha|kg|"
-    r"µg/l|ug/l|mg/l|days|weeks|months|years|votes)\b"
+    r"|\b\d[\d,.]*\s?(?:%|(?:percent|per cent|million|billion|thousand|tonnes?|t/yr|t|km|ha|"
+    r"kg|µg/l|ug/l|mg/l|mg|µg|micrograms?|milligrams?|days|weeks|months|years|votes)\b)"
     r"|\b(?:eur|usd|gbp)\s?\d[\d,.]*(?:\s?(?:million|billion|thousand|m|bn))?)",
     re.IGNORECASE,
 )
@@ -33,6 +38,14 @@ _CAUSAL = re.compile(
     r"(?i)\b(because|caused by|cause[ds]?|due to|owing to|as a result|result(?:ed|s)? in|"
     r"led to|leads to|lead to|thanks to|blamed|responsible for|so that|therefore|hence|why)\b"
 )
+# Words that make one figure another, or its cause, rather than set it beside it.
+_LINKED = re.compile(
+    _CAUSAL.pattern
+    + r"|\b(equivalent|equals?|equal to|amounts? to|correspond\w* to|translat\w* into|"
+    r"which means|meaning)\b"
+)
+# Where a list of causes or shares breaks into its items.
+_ITEM = re.compile(r"[,;:]\s+|\s+(?:and|or)\s+")
 # "The incident report stated ...", "RFC 2394 proposes ...": a source named as saying something.
 _ATTRIBUTION = re.compile(
     r"(?i)\b(?:the\s+)?((?:[\w-]+\s+){0,3}?"
@@ -72,9 +85,11 @@ def said_again(sentence: str, others: list[str]) -> str:
 
 def stitched(sentence: str, evidence: list[str]) -> str:
     """Amounts that no one evidence sentence holds together, joined without saying they are
-    set side by side ("cost EUR 24.6 million, including a 25-year loan")."""
+    set side by side ("cost EUR 24.6 million, including a 25-year loan"), or joined as one
+    being the other or its cause ("12.5 t a year, equivalent to 60 micrograms per litre"),
+    which setting them side by side does not excuse."""
     amounts = _AMOUNT.findall(without_marks(sentence, " "))
-    if len(amounts) < 2 or _CONTRAST.search(sentence):
+    if len(amounts) < 2 or (_CONTRAST.search(sentence) and not _LINKED.search(sentence)):
         return ""
     values = [v for v, _ in numbers(" ".join(amounts))]
     held = [{v for v, _ in numbers(text)} for text in _sentences(evidence)]
@@ -125,10 +140,50 @@ _COMPARISON = re.compile(
 
 
 def unstated_cause(sentence: str, evidence: list[str]) -> str:
-    """A cause ("because", "caused by", "led to") that none of its excerpts states."""
-    if not _CAUSAL.search(sentence) or any(_CAUSAL.search(text) for text in evidence):
+    """A cause ("because", "caused by", "led to") that none of its excerpts states, or a
+    figure given to a cause that its excerpts do not give it (`_misattributed`)."""
+    if not _CAUSAL.search(sentence):
         return ""
-    return "its excerpts state no cause"
+    if not any(_CAUSAL.search(text) for text in evidence):
+        return "its excerpts state no cause"
+    return _misattributed(sentence, evidence)
+
+
+def _misattributed(sentence: str, evidence: list[str]) -> str:
+    """The cause word splits `sentence` in two: the side with the figures and the side they
+    are tied to (the cause, or the effect: "lightning caused a 40% rise"). It passes when one
+    excerpt sentence holds that side's content words with the figures, or holds them with what
+    the figures measure ("the overrun came from ...") without giving the side only its own
+    share of the whole (`_one_share`)."""
+    said = without_marks(sentence, " ")
+    cause = _CAUSAL.search(said)
+    sides = [said[: cause.start()], said[cause.end() :]]
+    figured = [bool(_AMOUNT.search(side)) for side in sides]
+    if figured.count(True) != 1:
+        return ""  # no figure, or figures on both sides: `stitched` holds those to one sentence
+    measure, tied = sides if figured[0] else sides[::-1]
+    figures = _AMOUNT.findall(measure)
+    values = {v for v, _ in numbers(" ".join(figures))}
+    tied_words, measured = _stems(tied), _stems(_AMOUNT.sub(" ", measure))
+    if not values or not tied_words:
+        return ""  # "this led to ...": nothing to look for
+    stating = [t for t in _sentences(evidence) if _holds(t, tied_words)]
+    if any(values <= {v for v, _ in numbers(text)} for text in stating):
+        return ""
+    explaining = [text for text in stating if _holds(text, measured)]
+    if not explaining:
+        return f"its excerpts do not tie {', '.join(figures)} to {' '.join(_content(tied)[:4])}"
+    if all(_one_share(text, tied_words) for text in explaining):
+        return f"its excerpts split {figures[0]} among several causes, each with its own figure"
+    return ""
+
+
+def _one_share(text: str, tied_words: set[str]) -> bool:
+    """`text` lists items each with its own amount ("storm damage (EUR 2.1 million), redesign
+    (EUR 1.6 million) and ..."), and `tied_words` name some of them, not all."""
+    items = [item for item in _ITEM.split(text) if _AMOUNT.search(item)]
+    named = [item for item in items if tied_words & _stems(item)]
+    return len(items) >= 2 and 0 < len(named) < len(items)
 
 
 def misdescribed_source(sentence: str, documents: list[str]) -> str:
@@ -153,6 +208,15 @@ def _sentences(texts: list[str]) -> list[str]:
 
 def _bag(sentence: str) -> set[str]:
     return {w.casefold() for w in words(without_marks(sentence, " "))}
+
+
+def _stems(text: str) -> set[str]:
+    return {_stem(w) for w in _content(text)}
+
+
+def _holds(text: str, stems: set[str]) -> bool:
+    """`text` has SUPPORTED of the `stems` (not judged on none: an empty set is not held)."""
+    return bool(stems) and len(stems & _stems(text)) >= SUPPORTED * len(stems)
 
 
 def _content(text: str) -> list[str]:

@@ -39,13 +39,15 @@ class WebPages:
         if isinstance(fetched, Page):
             blocks = [Block(text) for text in fetched.text.split("\n\n")]
             document, file_type = LoadedDocument(fetched.title or _name(url), blocks), ".html"
+            said = {"title": fetched.title, "date": fetched.published}
+            document.facts = {key: value for key, value in said.items() if value}
         else:
             try:
                 document, file_type = _pdf(url, fetched.body), ".pdf"
             except LoadError as e:
                 return FileResult(url, "failed", error=str(e))
         chunks = chunk_document(document, self.settings.chunk_chars, self.settings.chunk_overlap)
-        return ParsedFile(url, doc_hash, document.title, chunks, file_type)
+        return ParsedFile(url, doc_hash, document.title, chunks, file_type, document.facts)
 
 
 def _name(url: str) -> str:
