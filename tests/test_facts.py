@@ -168,7 +168,9 @@ def _stored_facts(store: Store, name: str) -> dict[str, list[dict]]:
     return found
 
 
-def test_facts_are_stored_with_every_chunk_and_follow_edit_prune_and_reembed(settings, store, tmp_path):
+def test_facts_are_stored_with_every_chunk_and_follow_edit_prune_and_reembed(
+    settings, store, tmp_path
+):
     folder = tmp_path / "docs"
     shutil.copytree(CORPUS / "operations", folder)
     (folder / "eip-7691.md").write_text(EIP + "\n\nMore text about blobs. " * 200)

@@ -181,7 +181,11 @@ def _summary(document: LoadedDocument) -> str:
     of prose (not its header)."""
     blocks = document.blocks
     start = next(
-        (n + 1 for n, b in enumerate(blocks) if b.heading_depth is not None and _SUMMARY_HEADINGS.match(b.text)),
+        (
+            n + 1
+            for n, b in enumerate(blocks)
+            if b.heading_depth is not None and _SUMMARY_HEADINGS.match(b.text)
+        ),
         0,
     )
     for block in blocks[start:]:

@@ -7,8 +7,8 @@ from functools import cache
 from pathlib import Path
 
 from deepsift.ingest import formats
-from deepsift.ingest.facts import document_facts, header_fields
 from deepsift.ingest.document import Block, LoadedDocument, LoadError, titled
+from deepsift.ingest.facts import document_facts, header_fields
 
 os.environ.setdefault("DO_NOT_TRACK", "1")  # unstructured reports usage on import otherwise
 os.environ.setdefault("UNSTRUCTURED_DISABLE_NOTICE", "1")
