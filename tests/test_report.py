@@ -39,7 +39,7 @@ def run(tmp_path, sample_store, researcher=None, settings_update=None, **options
 def body_words(report: str) -> int:
     """Words of the summary, sections and conclusion: not the title, headings, Notes, Sources."""
     body = report.split("\n## Notes")[0].split("\n## Sources")[0]
-    lines = [line for line in body.splitlines() if line.strip() and not line.startswith("#")]
+    lines = [line for line in body.splitlines() if line.strip() and not line.startswith(("#", "|"))]
     return len(re.sub(r"\[\d+\]", "", " ".join(lines)).split())
 
 
@@ -60,7 +60,14 @@ def test_the_report_has_a_title_cited_findings_written_headings_a_conclusion_and
     findings = report.split("## Key findings\n\n")[1].split("\n\n")[0].splitlines()
     assert 2 <= len(findings) <= len(question_parts(QUESTION)) == 3
     assert all(re.match(r"- .+\[\d+\]\.$", line) for line in findings)
-    sections = found[1 : found.index("Conclusion")]
+    print(report)
+    # The documents cited, from their own facts, in the order of their dates.
+    assert found[1] == "Documents"
+    table = report.split("## Documents\n\n")[1].split("\n\n")[0].splitlines()
+    assert table[0] == "| Document | Title | Date | Status | Authors | What it says |"
+    assert any("| IR-2024-031 |" in row and "Owen Brask" in row for row in table)
+    assert all(re.search(r"\[\d+\] \|$", row) for row in table[2:])
+    sections = found[2 : found.index("Conclusion")]
     assert all(h.startswith("What the sources show: ") for h in sections)  # written, not asked
     # Each answered part got a section; sections going on from a part's next evidence make up
     # the length's count.

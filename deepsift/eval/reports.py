@@ -21,11 +21,18 @@ from deepsift.report.checks import repeated
 from deepsift.report.claims import names, numbers, unsupported
 from deepsift.report.headings import Labels, echoes_query, is_english, labels
 from deepsift.report.parts import question_parts
+from deepsift.report.reader import defects, evidence_of
 from deepsift.text.marks import cited, without_marks
 from deepsift.text.sentences import split_sentences
 from deepsift.text.words import words
 
 COLUMNS = [
+    "reader_defects",
+    "fragment",
+    "voice",
+    "deictic",
+    "markup",
+    "off_part",
     "words",
     "sections",
     "reader_headings",
@@ -82,9 +89,10 @@ def load_questions(path: Path) -> list[ReportQuestion]:
 
 
 def body_of(report: str, says: Labels | None = None) -> str:
-    """The summary, sections and conclusion: no title, headings, Notes or Sources."""
+    """The prose of the summary, sections and conclusion: no title, headings, tables, Notes or
+    Sources."""
     body = _before_notes(report, says or labels(""))
-    return "\n".join(line for line in body.splitlines() if not line.startswith("#"))
+    return "\n".join(line for line in body.splitlines() if not line.startswith(("#", "|")))
 
 
 def _before_notes(report: str, says: Labels) -> str:
@@ -183,7 +191,7 @@ def score(
     names their cited excerpts hold, the numbers no cited excerpt holds, and the documents
     cited. `cited` are the run's sources with the ids of the chunks cited from each (from its
     last update), `chunks` every chunk it retrieved."""
-    texts = {s.n: [chunks[i].text for i in s.chunk_ids if i in chunks] for s in cited}
+    texts = {s.n: [evidence_of(chunks[i]) for i in s.chunk_ids if i in chunks] for s in cited}
     check_names = is_english(language)
     says = labels(language)
     said = cited_sentences(result.report, says)
@@ -201,9 +209,15 @@ def score(
         bool(repeated(sentence, sentences[:n] + sentences[n + 1 :]))
         for n, sentence in enumerate(sentences)
     )
-    fixed = {says.findings, says.conclusion, says.notes, says.sources}
+    caught = [kind for sentence in sentences for kind in defects(without_marks(sentence))]
+    kinds = {kind: caught.count(kind) for kind in ("fragment", "voice", "deictic", "markup")}
+    fixed = {says.findings, says.conclusion, says.notes, says.sources, says.documents[0]}
     headings = [h for h in re.findall(r"^## (.*)$", result.report, re.MULTILINE) if h not in fixed]
     return {
+        # what a reader stops at (deepsift.report.reader; ../shared/tools/reader_check.py)
+        "reader_defects": sum(kinds.values()) + repeats,
+        **kinds,
+        "off_part": off_part(sentences, result.question),
         "words": len(words(without_marks(body_of(result.report, says)))),
         "sections": len(headings),
         # written for a reader: neither a question nor a query of the run
@@ -220,6 +234,20 @@ def score(
         "llm_calls": result.usage.llm_calls,
         "seconds": round(result.usage.seconds, 1),
     }
+
+
+def off_part(sentences: list[str], question: str) -> int:
+    """Sentences that answer no part of the question: not one of their content words (or its
+    stem) is a word of the question. Crude: a word shared is not an answer."""
+    asked = {_stem(w) for w in words(question.casefold()) if len(w) > 3}
+    return sum(
+        not asked & {_stem(w) for w in words(without_marks(s).casefold()) if len(w) > 3}
+        for s in sentences
+    )
+
+
+def _stem(word: str) -> str:
+    return word[:6]
 
 
 def concluded_share(report: str, question: str, says: Labels) -> float:

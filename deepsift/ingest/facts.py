@@ -189,11 +189,14 @@ def _summary(document: LoadedDocument) -> str:
         0,
     )
     for block in blocks[start:]:
-        text = re.sub(r"^(?:[-=_*~]{3,}\s*)+", "", _one_line(block.text))
+        # A heading drawn in plain text ("----- 1. SUMMARY -----") opens no sentence.
+        text = " ".join(re.sub(r"[-=_*~]{3,}", " ", _one_line(block.text)).split())
+        text = re.sub(r"^(?:\d+\.?\s+)?[A-Z][A-Z ]{3,}(?=\s[A-Z][a-z])", "", text).strip()
         if block.heading_depth is None and not _FIELD.match(text):
             first = split_sentences(text)[0]
-            prose = len(re.findall(r"[A-Za-z]{2,}", first)) >= 6
-            if prose and first.endswith((".", "!", "?")) and not first.startswith("["):
+            prose = 6 <= len(re.findall(r"[A-Za-z]{2,}", first)) and len(first.split()) <= 60
+            label = re.search(r"\b[A-Z][a-z]+(?: [a-z]+)?: ", first)  # "Prepared by: ..."
+            if prose and not label and first.endswith((".", "!", "?")) and first[0] != "[":
                 return first
     return ""
 

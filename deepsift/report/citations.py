@@ -9,6 +9,7 @@ import re
 
 from deepsift.records import Chunk, Source
 from deepsift.report.headings import SOURCES_LISTING, Labels, labels
+from deepsift.report.reader import label_of
 from deepsift.text.locations import display_path
 from deepsift.text.marks import MARK, cited, mark, mark_all, numbers_of
 from deepsift.text.untrusted import flat, visible
@@ -34,7 +35,10 @@ def resolve_citations(text: str, shown: list[Chunk]) -> tuple[str, list[Source]]
                 chunk = shown[number - 1]
                 if chunk.source not in documents:
                     documents[chunk.source] = Source(
-                        n=len(documents) + 1, title=chunk.title, source=chunk.source, chunk_ids=[]
+                        n=len(documents) + 1,
+                        title=label_of(chunk),
+                        source=chunk.source,
+                        chunk_ids=[],
                     )
                 document = documents[chunk.source]
                 if chunk.id not in document.chunk_ids:

@@ -10,9 +10,11 @@ from deepsift.report.checks import repeated, said_again
 from deepsift.report.citations import cited_report, web_remark
 from deepsift.report.cited_text import CitedSentence, render, with_marks
 from deepsift.report.claims import numbers
+from deepsift.report.documents import documents_table
 from deepsift.report.evidence import PlannedSection, asks_figures, plan
 from deepsift.report.headings import distinct_headings, labels, query_heading
 from deepsift.report.parts import part_queries, question_parts, with_names
+from deepsift.report.reader import defects
 from deepsift.report.shape import shape_of
 from deepsift.report.writer import Writer
 from deepsift.retrieval.ranking import ranked
@@ -83,6 +85,7 @@ def compose_report(state: ResearchState, deps: Deps) -> dict:
             findings = _found(findings, kept, answered, parts)
             conclusion = _concluded(conclusion, findings, kept, answered)
             body = [(h, t) for h, (_, t) in zip(headings, kept, strict=True)]
+    findings, body, conclusion = _readable(findings, body, conclusion, writer)
     findings, body, conclusion = _unrepeated(findings, body, conclusion, writer)
     ending = [s for s in conclusion if s]
     ending += [
@@ -93,6 +96,18 @@ def compose_report(state: ResearchState, deps: Deps) -> dict:
         report.append(
             f"## {says.findings}\n\n" + "\n".join(f"- {with_marks(s)}" for s in found_list)
         )
+    cited = [
+        n
+        for said in [findings, *(t for _, t in body), conclusion]
+        for s in said
+        if s
+        for n in s.excerpts
+    ]
+    first = {}
+    for n in cited:
+        first.setdefault(writer.chunk_of[n].source, (n, writer.chunk_of[n]))
+    if table := documents_table(list(first.values()), says):
+        report.append(table)
     report += [f"## {heading}\n\n{render(said)}" for heading, said in body]
     if body and ending:
         report.append(f"## {says.conclusion}\n\n{render(ending)}")
@@ -174,6 +189,29 @@ def _concluded(
                 conclusion[i] = moved
                 break
     return conclusion
+
+
+def _readable(
+    findings: list[CitedSentence | None],
+    body: list[tuple[str, list[CitedSentence]]],
+    conclusion: list[CitedSentence | None],
+    writer: Writer,
+) -> tuple[list, list, list]:
+    """The report without the sentences a reader would stop at (deepsift.report.reader): a
+    fragment, a document's "we", an unnamed "this RFC", markup; each left out is noted."""
+
+    def kept(sentence: CitedSentence | None) -> CitedSentence | None:
+        if sentence is None:
+            return None
+        sentence = writer.readable(sentence)
+        if caught := defects(sentence.text):
+            writer.left_out.append(f"a reader would stop at it ({', '.join(caught)})")
+            return None
+        return sentence
+
+    findings = [kept(s) for s in findings]
+    body = [(heading, [s for s in map(kept, said) if s]) for heading, said in body]
+    return findings, [(h, said) for h, said in body if said], [kept(s) for s in conclusion]
 
 
 def _unrepeated(

@@ -11,6 +11,7 @@ from pydantic import BaseModel
 from deepsift.llm.embedders import Embedder, similarities
 from deepsift.records import Chunk
 from deepsift.report.claims import names, numbers
+from deepsift.report.reader import defects, plain
 from deepsift.text.sentences import split_sentences
 from deepsift.text.words import words
 
@@ -68,7 +69,10 @@ class PlannedSection(BaseModel):
 
 def sentences_of(chunk: Chunk) -> list[str]:
     """The chunk's passage as sentences a report can restate: prose, list items and table rows;
-    no headings, code or context line."""
+    no headings, code or context line. A sentence that introduces a list carries the list (or,
+    when that is too long, goes); a line that heads a paragraph without ending as a sentence
+    does ("Purpose of this note This note ..." is no sentence); markup goes
+    (deepsift.report.reader); a sentence cut short goes too."""
     text = chunk.text
     if chunk.title and text.startswith(chunk.title) and "\n\n" in text:
         text = text.split("\n\n", 1)[1]  # its context line ("Title > Section")
@@ -90,16 +94,63 @@ def sentences_of(chunk: Chunk) -> list[str]:
             cells = [c for c in cells if c and not set(c) <= set("-: ")]
             units += ["", ": ".join(cells), ""] if len(cells) > 1 else [""]
         elif re.match(r"([-*+]|\d+[.)])\s", stripped):
-            units += ["", re.sub(r"^([-*+]|\d+[.)])\s+", "", stripped)]
+            units += ["", _ITEM + re.sub(r"^([-*+]|\d+[.)])\s+", "", stripped)]
+        elif _heads_paragraph(stripped, units):
+            units += [stripped, ""]
         else:
             units.append(stripped)
-    paragraphs = " ".join(u if u else "\n" for u in units).split("\n")
+    paragraphs = _with_lists(" ".join(u if u else "\n" for u in units).split("\n"))
     kept = []
     for paragraph in paragraphs:
-        for sentence in split_sentences(" ".join(paragraph.replace("**", "").split())):
-            if SHORTEST <= len(sentence.split()) <= LONGEST and _prose(sentence):
+        for sentence in split_sentences(" ".join(plain(paragraph.replace("**", "")).split())):
+            caught = {*defects(sentence), *defects(as_prose(sentence))}
+            if (
+                SHORTEST <= len(sentence.split()) <= LONGEST
+                and _prose(sentence)
+                and not caught & {"fragment", "markup"}
+            ):
                 kept.append(sentence)
     return kept
+
+
+_ITEM = "\x02"  # marks a list item's paragraph until its list is joined to what introduces it
+LIST_WORDS = 60  # a sentence and the list it introduces, at most, printed as one sentence
+
+
+def _heads_paragraph(line: str, units: list[str]) -> bool:
+    """A short line with no end of sentence opening a paragraph: a heading in plain text."""
+    opens = not units or not units[-1]
+    return opens and len(line.split()) <= 8 and not line.endswith((".", ",", ";", ":", "!", "?"))
+
+
+def _with_lists(paragraphs: list[str]) -> list[str]:
+    """Each paragraph that ends with a colon joined with the list items after it ("... three
+    causes: storm damage; the inlet; steel prices."), or left out when that runs too long; a
+    list item stands as itself."""
+    joined: list[str] = []
+    items: list[str] = []
+    opener = ""
+
+    def close() -> None:
+        listed = "; ".join(re.sub(r"[\s.;,]*(?:\b(?:and|or))?[\s.;,]*$", "", i) for i in items)
+        introduces = split_sentences(opener)[-1] if opener else ""
+        if opener and items and len(f"{introduces} {listed}".split()) <= LIST_WORDS:
+            joined.append(f"{opener} {listed}.")
+        else:  # what introduces the list is then a fragment, which goes
+            joined.extend(filter(None, [opener, *items]))
+
+    for paragraph in (p.strip() for p in paragraphs):
+        if not paragraph:
+            continue
+        if paragraph.startswith(_ITEM):
+            items.append(paragraph.removeprefix(_ITEM).strip())
+            continue
+        close()
+        items, opener = [], paragraph if paragraph.endswith(":") else ""
+        if not opener:
+            joined.append(paragraph)
+    close()
+    return joined
 
 
 def as_prose(sentence: str) -> str:

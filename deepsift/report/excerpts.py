@@ -2,6 +2,7 @@
 between tags it cannot close, so that instructions inside a document or a web page stay data."""
 
 from deepsift.records import Chunk
+from deepsift.report.reader import label_of
 from deepsift.text.locations import display_path
 from deepsift.text.untrusted import as_data, one_line
 
@@ -39,7 +40,8 @@ def numbered_sentences(sentences: list[tuple[str, Chunk]]) -> str:
     for n, (text, chunk) in enumerate(sentences, 1):
         if (chunk.collection, chunk.source) != document:
             document = (chunk.collection, chunk.source)
-            title = f", titled {_inline(chunk.title)}" if chunk.title else ""
+            # Its identifier and title, quoted: a header's words are the document's too.
+            title = f", titled {_inline(label_of(chunk))}" if label_of(chunk) else ""
             lines.append(f"\nFrom {label(chunk)[1:-1]}{title}:")
         lines.append(f"[{n}] {_inline(text)}")
     return "\n".join(lines).strip()

@@ -67,6 +67,18 @@ _LABELS = {
         "見つかった資料は次の点に答えていません：{part}。",
     ),
 }
+# The table of the documents a report cites: its heading, then its columns.
+_DOCUMENTS = {
+    "english": ("Documents", "Document", "Title", "Date", "Status", "Authors", "What it says"),
+    "german": ("Dokumente", "Dokument", "Titel", "Datum", "Status", "Autoren", "Inhalt"),
+    "french": ("Documents", "Document", "Titre", "Date", "Statut", "Auteurs", "Ce qu'il dit"),
+    "spanish": ("Documentos", "Documento", "Título", "Fecha", "Estado", "Autores", "Qué dice"),
+    "italian": ("Documenti", "Documento", "Titolo", "Data", "Stato", "Autori", "Cosa dice"),
+    "portuguese": ("Documentos", "Documento", "Título", "Data", "Estado", "Autores", "O que diz"),
+    "dutch": ("Documenten", "Document", "Titel", "Datum", "Status", "Auteurs", "Wat het zegt"),
+    "chinese": ("文件", "文件", "标题", "日期", "状态", "作者", "内容"),
+    "japanese": ("文書", "文書", "タイトル", "日付", "状態", "著者", "内容"),
+}
 _NAMES = {"deutsch": "german", "français": "french", "español": "spanish", "nederlands": "dutch"}
 
 
@@ -76,6 +88,7 @@ class Labels(BaseModel):
     notes: str
     sources: str
     unanswered: str  # a part of the question the evidence does not answer: "... {part}."
+    documents: tuple[str, ...] = _DOCUMENTS["english"]  # the documents table: heading, columns
 
 
 def labels(language: str) -> Labels:
@@ -88,6 +101,7 @@ def labels(language: str) -> Labels:
         notes=notes,
         sources=sources,
         unanswered=unanswered,
+        documents=_DOCUMENTS.get(name, _DOCUMENTS["english"]),
     )
 
 

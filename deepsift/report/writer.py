@@ -33,6 +33,14 @@ from deepsift.report.headings import (
     query_heading,
     reader_heading,
 )
+from deepsift.report.reader import (
+    as_reported,
+    defects,
+    evidence_of,
+    label_of,
+    named_in,
+    plain,
+)
 from deepsift.report.shape import tokens_for
 from deepsift.run.state import ResearchState
 from deepsift.text.sentences import split_sentences
@@ -71,7 +79,9 @@ class Writer:
         )
         self.check_names = is_english(language)
         # A section headed "Conclusion" would stand beside the report's own.
-        self.reserved = list(labels(language).model_dump().values())
+        says = labels(language)
+        self.reserved = [*(v for v in says.model_dump().values() if isinstance(v, str))]
+        self.reserved.append(says.documents[0])
         local = deps.settings.uses_local_llm
         self.writing = LOCAL_WRITING if local else None
         self.summing = LOCAL_SUMMING if local else None
@@ -97,14 +107,15 @@ class Writer:
         for e in evidence:
             sentences = restated.get(id(e), [])
             # Held to the sentence it restates and its document's title, as shown.
-            shown = f"{e.chunk.title}: {e.text}"
+            shown = f"{label_of(e.chunk)} {e.chunk.title}: {e.text}"
             problem = self._problem(sentences, shown, e, part) if e in unready else ""
             if problem:
                 with self._lock:
                     self.given_as_found.append(problem)
             if problem or e not in unready:
                 sentences = [
-                    CitedSentence(text=t, excerpts=[]) for t in split_sentences(as_prose(e.text))
+                    CitedSentence(text=as_reported(t, e.chunk), excerpts=[])
+                    for t in split_sentences(as_prose(e.text))
                 ]
             number = self.number[e.chunk.id]
             said += [s.model_copy(update={"excerpts": [number]}) for s in sentences]
@@ -133,7 +144,8 @@ class Writer:
             best = max(free, key=lambda n: _overlap(written[n], e.text), default=None)
             if best is not None and _overlap(written[best], e.text) >= MATCHED:
                 free.remove(best)
-                matched[id(e)] = clean([CitedSentence(text=written[best], excerpts=[])])
+                named = named_in(written[best], e.chunk)  # its "we" is caught, not quoted
+                matched[id(e)] = clean([CitedSentence(text=named, excerpts=[])])
         return matched
 
     def _problem(self, sentences: list[CitedSentence], shown: str, e: Evidence, part: str) -> str:
@@ -147,13 +159,17 @@ class Writer:
         if len(said.split()) < RESTATED_SHARE * len(e.text.split()):
             return "it leaves out most of its sentence"
         for sentence in sentences:
+            if caught := defects(sentence.text):
+                return f"a reader's check: {', '.join(caught)}"
             if missing := unsupported(sentence.text, [shown, context], self.check_names):
                 return f"not in its excerpts: {', '.join(missing)}"
             problem = (
                 checks.wrong_comparison(sentence.text)
                 or checks.unstated_cause(sentence.text, [e.text])
                 or checks.unsupported_claim(sentence.text, [shown], context)
-                or checks.misdescribed_source(sentence.text, [f"{e.chunk.title} {e.chunk.source}"])
+                or checks.misdescribed_source(
+                    sentence.text, [f"{label_of(e.chunk)} {e.chunk.title} {e.chunk.source}"]
+                )
             )
             if problem:
                 return problem
@@ -229,9 +245,15 @@ class Writer:
         concluded = [clean([s], citable)[:1] for s in reply.conclusion[:count]]
         found += [[]] * (count - len(found))
         concluded += [[]] * (count - len(concluded))
-        flat = [s[0] if s else CitedSentence(text="", excerpts=[]) for s in found + concluded]
-        texts = {n: self.chunk_of[n].text for n in citable if n in self.chunk_of}
-        documents = {n: f"{self.chunk_of[n].title} {self.chunk_of[n].source}" for n in texts}
+        flat = [
+            self.readable(s[0]) if s else CitedSentence(text="", excerpts=[])
+            for s in found + concluded
+        ]
+        texts = {n: evidence_of(self.chunk_of[n]) for n in citable if n in self.chunk_of}
+        documents = {
+            n: f"{label_of(self.chunk_of[n])} {self.chunk_of[n].title} {self.chunk_of[n].source}"
+            for n in texts
+        }
         kept = self._checked(flat, texts, documents, "", asked, reply)
         kept = [s if s and s.text else None for s in kept]
         title = printed_heading(reply.title, self.question)
@@ -256,8 +278,10 @@ class Writer:
         def faults(sentence: CitedSentence) -> str:
             cited = [excerpts[n] for n in sentence.excerpts if n in excerpts]
             sources = [documents[n] for n in sentence.excerpts if n in documents]
+            caught = defects(sentence.text)
             return (
-                checks.wrong_comparison(sentence.text)
+                (f"a reader's check: {', '.join(caught)}" if caught else "")
+                or checks.wrong_comparison(sentence.text)
                 or checks.stitched(sentence.text, cited)
                 or checks.unstated_cause(sentence.text, cited)
                 or checks.unsupported_claim(sentence.text, cited, f"{self.question} {restated}")
@@ -293,6 +317,19 @@ class Writer:
                 claims_dropped=counts.dropped,
             )
         return kept
+
+    def readable(self, sentence: CitedSentence) -> CitedSentence:
+        """The sentence without markup, and where it cites one document, that document named
+        where it says "this RFC" (deepsift.report.reader)."""
+        cited = {
+            self.chunk_of[n].source: self.chunk_of[n]
+            for n in sentence.excerpts
+            if n in self.chunk_of
+        }
+        text = plain(sentence.text)
+        if len(cited) == 1:
+            text = named_in(text, next(iter(cited.values())))
+        return sentence.model_copy(update={"text": text})
 
     def _spare_call(self) -> bool:
         """Takes one of the calls the budget leaves over (a rewrite, a second headings call),

@@ -1,0 +1,62 @@
+"""The table of the documents a report cites, built from their own facts
+(deepsift.ingest.facts): identifier, title, date, status, authors and what each says, in the
+order of their dates where they give them (a timeline), each row citing its document."""
+
+import re
+
+from deepsift.records import Chunk
+from deepsift.report.headings import Labels
+from deepsift.report.reader import plain
+from deepsift.text.marks import mark
+
+LEAST_DOCUMENTS = 2  # a table of one document is a sentence
+MOST_AUTHORS = 3
+CELL_CHARS = 200
+_YEAR = re.compile(r"\b(1[89]\d\d|2\d\d\d)\b")
+_ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+
+
+def documents_table(cited: list[tuple[int, Chunk]], says: Labels) -> str:
+    """The section, or "" when fewer than LEAST_DOCUMENTS cited documents state an
+    identifier, a date, a status or authors. `cited`: an excerpt number and its chunk, one per
+    document, in the order the report first cites them."""
+    known = [(n, c) for n, c in cited if {"id", "date", "status", "authors"} & set(c.facts)]
+    if len(known) < LEAST_DOCUMENTS:
+        return ""
+    rows = sorted(known, key=lambda row: _when(row[1].facts.get("date", "")))
+    heading, *columns = says.documents
+    lines = [f"## {heading}", "", "| " + " | ".join(columns) + " |", "|---" * len(columns) + "|"]
+    for n, chunk in rows:
+        facts = chunk.facts
+        authors = list(facts.get("authors", []))
+        shown = ", ".join(authors[:MOST_AUTHORS]) + (
+            " et al." if len(authors) > MOST_AUTHORS else ""
+        )
+        title = facts.get("title") or chunk.title
+        cells = [
+            facts.get("id", ""),
+            f"“{title}”" if title else "",
+            facts.get("date", ""),
+            facts.get("status", ""),
+            shown,
+            facts.get("summary", ""),
+        ]
+        cells = [_cell(str(c)) for c in cells]
+        cells[-1] = f"{cells[-1]} {mark(n)}".strip()
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _when(date: str) -> tuple[int, str]:
+    """A date's sort key: an ISO date as it stands, else its year; undated last."""
+    if iso := _ISO.search(date):
+        return (0, iso[0])
+    if year := _YEAR.search(date):
+        return (0, year[0])
+    return (1, "")
+
+
+def _cell(text: str) -> str:
+    """A fact as a table cell: plain, on one line, its pipes escaped, cut to CELL_CHARS."""
+    text = plain(" ".join(text.split())).replace("|", "\\|")
+    return text if len(text) <= CELL_CHARS else text[: CELL_CHARS - 1].rstrip() + "…"
