@@ -60,7 +60,6 @@ def test_the_report_has_a_title_cited_findings_written_headings_a_conclusion_and
     findings = report.split("## Key findings\n\n")[1].split("\n\n")[0].splitlines()
     assert 2 <= len(findings) <= len(question_parts(QUESTION)) == 3
     assert all(re.match(r"- .+\[\d+\]\.$", line) for line in findings)
-    print(report)
     # The documents cited, from their own facts, in the order of their dates.
     assert found[1] == "Documents"
     table = report.split("## Documents\n\n")[1].split("\n\n")[0].splitlines()
@@ -111,7 +110,10 @@ def test_a_brief_report_lands_within_thirty_percent_of_its_target(tmp_path, samp
 
     target = SHAPES["brief"].words
     assert abs(body_words(result.report) - target) <= 0.3 * target, body_words(result.report)
-    assert sum(schema_name(r) == "Restated" for r in requests) <= SHAPES["brief"].sections
+    # At most one restatement call a section (a part of the question has a section of its own).
+    fixed = {"Key findings", "Documents", "Conclusion", "Notes", "Sources"}
+    sections = sum(h not in fixed for h in headings(result.report))
+    assert sum(schema_name(r) == "Restated" for r in requests) <= sections
 
 
 def test_standard_is_longer_than_brief_and_shorter_than_long(tmp_path, sample_store):

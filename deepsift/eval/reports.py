@@ -204,20 +204,11 @@ def score(
         checked += 1
         passed += not missing
         unheld += len(unsupported(sentence, evidence + [result.question], check_names=False))
-    sentences = [sentence for sentence, _ in said]
-    repeats = sum(
-        bool(repeated(sentence, sentences[:n] + sentences[n + 1 :]))
-        for n, sentence in enumerate(sentences)
-    )
-    caught = [kind for sentence in sentences for kind in defects(without_marks(sentence))]
-    kinds = {kind: caught.count(kind) for kind in ("fragment", "voice", "deictic", "markup")}
     fixed = {says.findings, says.conclusion, says.notes, says.sources, says.documents[0]}
     headings = [h for h in re.findall(r"^## (.*)$", result.report, re.MULTILINE) if h not in fixed]
     return {
         # what a reader stops at (deepsift.report.reader; ../shared/tools/reader_check.py)
-        "reader_defects": sum(kinds.values()) + repeats,
-        **kinds,
-        "off_part": off_part(sentences, result.question),
+        **reader_counts(result.report, result.question, says),
         "words": len(words(without_marks(body_of(result.report, says)))),
         "sections": len(headings),
         # written for a reader: neither a question nor a query of the run
@@ -227,13 +218,33 @@ def score(
         "cited_share": round(sum(bool(m) for _, m in said) / len(said), 3) if said else 0.0,
         "claim_pass": round(passed / checked, 3) if checked else 1.0,
         "unheld_numbers": unheld,
-        # sentences with REPEATED of their words in another sentence of the report
-        "repeated": repeats,
         "parts_concluded": concluded_share(result.report, result.question, says),
         "documents": len(result.sources),
         "llm_calls": result.usage.llm_calls,
         "seconds": round(result.usage.seconds, 1),
     }
+
+
+def reader_counts(report: str, question: str, says: Labels | None = None) -> dict[str, int]:
+    """What a reader stops at in the report's prose (tables aside), by kind
+    (deepsift.report.reader; the rules of ../shared/tools/reader_check.py), their total with
+    the repeated sentences, and the sentences that answer no part of the question."""
+    sentences = [s for s, _ in cited_sentences(report, says)]
+    caught = [kind for sentence in sentences for kind in defects(without_marks(sentence))]
+    kinds = {kind: caught.count(kind) for kind in ("fragment", "voice", "deictic", "markup")}
+    repeats = _repeats(sentences)
+    return {
+        "reader_defects": sum(kinds.values()) + repeats,
+        **kinds,
+        "repeated": repeats,
+        "off_part": off_part(sentences, question),
+    }
+
+
+def _repeats(sentences: list[str]) -> int:
+    """Sentences with REPEATED of their words in an earlier sentence of the report (the
+    first saying is no repeat)."""
+    return sum(bool(repeated(sentence, sentences[:n])) for n, sentence in enumerate(sentences))
 
 
 def off_part(sentences: list[str], question: str) -> int:

@@ -100,7 +100,8 @@ def as_reported(sentence: str, chunk: Chunk) -> str:
     text = named_in(sentence, chunk)
     name = name_of(chunk)
     if "voice" in defects(text):
-        inner = text.replace("“", "‘").replace("”", "’").replace('"', "’").rstrip(".")
+        inner = text.strip("\"“”'‘’ ").rstrip(".")
+        inner = inner.replace("“", "‘").replace("”", "’").replace('"', "’")
         text = f"{name} says: “{inner}”."
     return text
 

@@ -101,7 +101,8 @@ class Writer:
         for e in planned.evidence:
             first.setdefault(e.chunk.source, len(first))
         evidence = sorted(planned.evidence, key=lambda e: first[e.chunk.source])
-        unready = [e for e in evidence if not reads_alone(e.text)]
+        # "This RFC proposes …" reads alone once its document is named.
+        unready = [e for e in evidence if not reads_alone(named_in(e.text, e.chunk))]
         restated = self._restated(unready, part) if unready else {}
         said = []
         for e in evidence:
