@@ -131,7 +131,9 @@ def test_a_report_in_german_has_german_headings_and_every_prompt_asks_for_german
 
     found = headings(result.report)
     assert found[0] == "Wichtigste Ergebnisse" and "Fazit" in found and found[-1] == "Quellen"
-    assert all(h.startswith("Ergebnisse: ") for h in found[1 : found.index("Fazit")])
+    assert found[1] == "Dokumente"  # the table of the documents, its columns in German too
+    assert "| Dokument | Titel | Datum | Status | Autoren | Inhalt |" in result.report
+    assert all(h.startswith("Ergebnisse: ") for h in found[2 : found.index("Fazit")])
     writing = [r for r in requests if "Report question:" in last_user_text(r)]
     assert writing and all("every sentence in German" in last_user_text(r) for r in writing)
 
@@ -196,7 +198,7 @@ def test_a_section_heading_that_is_a_question_its_query_or_the_reports_own_gives
     result, requests = run(tmp_path, sample_store, ScriptedResearcher(heading=heading))
 
     found = headings(result.report)
-    found = found[1 : found.index("Conclusion")]
+    found = found[2 : found.index("Conclusion")]  # after the key findings and the documents
     # Each part heads its section; a section going on from a part's next evidence, the part
     # numbered.
     assert {_unnumbered(h) for h in found} <= set(question_parts(QUESTION))
@@ -222,7 +224,7 @@ def test_headings_unfit_to_print_are_asked_again_once_while_calls_are_left_over(
 
     named = [r for r in requests if schema_name(r) == "SectionHeadings"]
     assert len(named) == asked and result.usage.llm_calls <= calls
-    first = headings(result.report)[1]  # after the key findings
+    first = headings(result.report)[2]  # after the key findings and the documents
     assert first == ("Why the plant was built" if asked == 2 else question_parts(QUESTION)[0])
     assert SENTENCE not in headings(result.report)
 
@@ -281,7 +283,7 @@ def test_a_sentence_citing_the_wrong_excerpt_cites_the_one_that_holds_its_figure
 def test_sections_the_model_gives_one_heading_keep_distinct_headings(tmp_path, sample_store):
     result, _ = run(tmp_path, sample_store, ScriptedResearcher(heading="Kestrel Works"))
 
-    sections = headings(result.report)[1:-2]
+    sections = headings(result.report)[2:-2]  # after the key findings and the documents
     assert sections[0] == "Kestrel Works" and len(set(sections)) == len(sections) >= 3
     assert _unnumbered(sections[1]) in question_parts(QUESTION)
 
