@@ -73,10 +73,20 @@ def unsupported(sentence: str, evidence: list[str], check_names: bool = True) ->
     """What `sentence` states that no text in `evidence` holds; [] when it all checks out."""
     held_values = [value for text in evidence for value in _held_values(text)]
     held_words = {_fold(w) for text in evidence for w in words(text)}
+    stated = numbers(sentence)
+
+    def held(value: float, tolerance: float, among: list[float]) -> bool:
+        return any(abs(value - h) <= tolerance + 1e-9 * abs(h) for h in among)
+
+    # A figure the sentence works out from two of its own held figures (their difference, or
+    # that as a percentage of one) is held too: deepsift.report.amounts writes such sentences.
+    own = [value for value, tolerance in stated if held(value, tolerance, held_values)]
+    worked = [abs(a - b) for a in own for b in own if a != b]
+    worked += [100 * abs(a - b) / b for a in own for b in own if a != b and b]
     missing = [
         _written(value)
-        for value, tolerance in numbers(sentence)
-        if not any(abs(value - held) <= tolerance + 1e-9 * abs(held) for held in held_values)
+        for value, tolerance in stated
+        if not held(value, tolerance, held_values) and not held(value, tolerance, worked)
     ]
     if check_names:
         missing += [name for name in names(sentence) if not _held(name, held_words)]

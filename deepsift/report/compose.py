@@ -6,6 +6,7 @@ from contextvars import copy_context
 
 from deepsift.deps import Deps
 from deepsift.llm.structured import ATTEMPTS
+from deepsift.report.amounts import compared_amounts, comparison
 from deepsift.report.checks import repeated, said_again
 from deepsift.report.citations import cited_report, web_remark
 from deepsift.report.cited_text import CitedSentence, render, with_marks
@@ -72,6 +73,7 @@ def compose_report(state: ResearchState, deps: Deps) -> dict:
         texts = [submit(writer.section, s, parts[s.part]) for s in planned]
         texts = [t.result() for t in texts]
         kept = [(s, t) for s, t in zip(planned, texts, strict=True) if t]
+        _open_with_comparisons(kept, parts, shown, writer.number)
         answered = list(dict.fromkeys(s.part for s, _ in kept))
         unanswered = sorted(set(unanswered) | (set(range(len(parts))) - set(answered)))
         if kept:
@@ -127,6 +129,23 @@ def compose_report(state: ResearchState, deps: Deps) -> dict:
         "\n\n".join(report), shown, state.get("notes", []), says, remarks
     )
     return {"report": report_text, "sources": sources, "usage": writer.usage, "chunks": found}
+
+
+def _open_with_comparisons(
+    sections: list[tuple[PlannedSection, list[CitedSentence]]],
+    parts: list[str],
+    shown: list,
+    number: dict[str, int],
+) -> None:
+    """A part that sets two amounts against each other opens its first section with both and
+    their difference, worked out in code (deepsift.report.amounts)."""
+    for n, part in enumerate(parts):
+        own = [(section, said) for section, said in sections if section.part == n]
+        if not own or not (sides := compared_amounts(part)):
+            continue
+        chunks = {c.id: c for c in [*(c for s, _ in own for c in s.chunks), *shown]}
+        if said := comparison(sides, list(chunks.values()), number):
+            own[0][1].insert(0, said)
 
 
 def _asked(state: ResearchState, question: str) -> list[str]:
