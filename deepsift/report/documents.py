@@ -23,7 +23,7 @@ def documents_table(cited: list[tuple[int, Chunk]], says: Labels) -> str:
     known = [(n, c) for n, c in cited if {"id", "date", "status", "authors"} & set(c.facts)]
     if len(known) < LEAST_DOCUMENTS:
         return ""
-    rows = sorted(known, key=lambda row: _when(row[1].facts.get("date", "")))
+    rows = sorted(known, key=lambda row: when(row[1].facts.get("date", "")))
     heading, *columns = says.documents
     lines = [f"## {heading}", "", "| " + " | ".join(columns) + " |", "|---" * len(columns) + "|"]
     for n, chunk in rows:
@@ -47,7 +47,7 @@ def documents_table(cited: list[tuple[int, Chunk]], says: Labels) -> str:
     return "\n".join(lines)
 
 
-def _when(date: str) -> tuple[int, str]:
+def when(date: str) -> tuple[int, str]:
     """A date's sort key: an ISO date as it stands, else its year; undated last."""
     if iso := _ISO.search(date):
         return (0, iso[0])

@@ -24,6 +24,7 @@ from deepsift.report.cited_text import (
     with_marks,
 )
 from deepsift.report.claims import hold_to_evidence, numbers, unsupported
+from deepsift.report.documents import when
 from deepsift.report.evidence import Evidence, PlannedSection, as_prose, reads_alone
 from deepsift.report.excerpts import numbered_sentences, quoted
 from deepsift.report.headings import (
@@ -51,6 +52,8 @@ FRAME_SENTENCES = 4  # of each part's sections, shown to the frame call
 # A restatement shorter than this share of its evidence sentence has left most of it out.
 RESTATED_SHARE = 0.5
 MATCHED = 0.4  # of an evidence sentence's words a restatement must share to be taken for it
+# A part that asks how something came to be as it is wants its evidence in time order.
+_EVOLVED = re.compile(r"(?i)\b(evolv\w*|histor\w*|over time|timeline|chronolog\w*|from .+ to )")
 # The line naming a sentence's document, which a small model copies into its restatement.
 _SHOWN_LABEL = re.compile(r"^\s*From (?:document|web page) .*?:\s+", re.IGNORECASE)
 
@@ -96,11 +99,19 @@ class Writer:
         or a reader's checks) gives way to the evidence sentence as the document words it."""
         if planned.goes_on:  # another section answers the same part from other evidence
             part = f"{part} {prompt.GOES_ON}"
-        # Grouped by document (the best-evidenced first), so each is named once.
+        # Grouped by document (the best-evidenced first), so each is named once; for a part
+        # that asks how something evolved, in the order of the documents' dates (a timeline).
         first: dict[str, int] = {}
         for e in planned.evidence:
             first.setdefault(e.chunk.source, len(first))
-        evidence = sorted(planned.evidence, key=lambda e: first[e.chunk.source])
+        dated = bool(_EVOLVED.search(part))
+        evidence = sorted(
+            planned.evidence,
+            key=lambda e: (
+                when(e.chunk.facts.get("date", "")) if dated else (0, ""),
+                first[e.chunk.source],
+            ),
+        )
         # "This RFC proposes …" reads alone once its document is named.
         unready = [e for e in evidence if not reads_alone(named_in(e.text, e.chunk))]
         restated = self._restated(unready, part) if unready else {}
