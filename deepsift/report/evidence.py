@@ -104,6 +104,8 @@ def sentences_of(chunk: Chunk) -> list[str]:
     for paragraph in paragraphs:
         for sentence in split_sentences(" ".join(plain(paragraph.replace("**", "")).split())):
             caught = {*defects(sentence), *defects(as_prose(sentence))}
+            if _POINTS_WITHIN.search(sentence):  # "this section" cannot be named
+                continue
             if (
                 SHORTEST <= len(sentence.split()) <= LONGEST
                 and _prose(sentence)
@@ -113,6 +115,7 @@ def sentences_of(chunk: Chunk) -> list[str]:
     return kept
 
 
+_POINTS_WITHIN = re.compile(r"(?i)\b(this|the following|next|previous) (section|page|chapter)\b")
 _ITEM = "\x02"  # marks a list item's paragraph until its list is joined to what introduces it
 LIST_WORDS = 60  # a sentence and the list it introduces, at most, printed as one sentence
 
