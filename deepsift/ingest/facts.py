@@ -19,7 +19,7 @@ MAX_LIST = 12  # authors, or documents named
 HEADER_LINES = 60  # a header block or field list stands within a document's first lines
 # `Key: value`, bulleted (Markdown), bold (**Key:**) or a reST field (:Key: value).
 _FIELD = re.compile(
-    r"^\s*(?:[-*+]\s+)?(?:\*\*|:)?(?P<key>[A-Za-z][A-Za-z0-9 _./-]{0,29}?)(?::\*\*|\*\*:|:)"
+    r"^\s*(?:[-*+]\s+)?(?:\*\*|:)?(?P<key>[A-Za-z][A-Za-z0-9 _./#-]{0,29}?)(?::\*\*|\*\*:|:)"
     r"(?:\s+(?P<value>\S.*))?$"
 )
 _FRONT = {"---": "yaml", "+++": "toml"}
@@ -161,7 +161,8 @@ def _identifier(fields: dict[str, str], path: Path, text: str) -> str:
         if not acronym or acronym.casefold() in _NOT_ACRONYMS:
             continue
         alone = re.fullmatch(r"0*(\d{1,6})", _one_line(value))  # "eip: 4844", "PEP: 8"
-        linked = re.search(r"#0*(\d{1,6})\b", value)  # "RFC PR: [rust-lang/rfcs#2052](...)"
+        # "RFC PR: [rust-lang/rfcs#2052](...)", "RFC PR #: https://.../pull/116"
+        linked = re.search(r"[#/]0*(\d{1,6})\b", value)
         if alone and len(said) == 1 and len(acronym) <= 4:
             return _as_written(acronym.upper(), alone[1], text)
         if linked and acronym.isupper():
@@ -196,7 +197,8 @@ def _summary(document: LoadedDocument) -> str:
             first = split_sentences(text)[0]
             prose = 6 <= len(re.findall(r"[A-Za-z]{2,}", first)) and len(first.split()) <= 60
             label = re.search(r"\b[A-Z][a-z]+(?: [a-z]+)?: ", first)  # "Prepared by: ..."
-            if prose and not label and first.endswith((".", "!", "?")) and first[0] != "[":
+            whole = first[0].isupper() and first.endswith((".", "!", "?"))  # not a list's piece
+            if prose and not label and whole:
                 return first
     return ""
 

@@ -99,8 +99,8 @@ def as_reported(sentence: str, chunk: Chunk) -> str:
     and, where it speaks as "we", quoted and attributed to it."""
     text = named_in(sentence, chunk)
     name = name_of(chunk)
-    if "voice" in defects(text):
-        inner = text.strip("\"“”'‘’ ").rstrip(".")
+    if "voice" in defects(text):  # quoted as written: its "this RFC" too
+        inner = plain(sentence).strip("\"“”'‘’ ").rstrip(".")
         inner = inner.replace("“", "‘").replace("”", "’").replace('"', "’")
         text = f"{name} says: “{inner}”."
     return text
