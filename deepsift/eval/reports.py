@@ -17,7 +17,6 @@ from deepsift.errors import UserError
 from deepsift.llm.structured import ask_structured
 from deepsift.prompts import judge as prompt
 from deepsift.records import Chunk, Source, Usage
-from deepsift.report.checks import repeated
 from deepsift.report.claims import names, numbers, unsupported
 from deepsift.report.headings import Labels, echoes_query, is_english, labels
 from deepsift.report.parts import question_parts
@@ -242,9 +241,14 @@ def reader_counts(report: str, question: str, says: Labels | None = None) -> dic
 
 
 def _repeats(sentences: list[str]) -> int:
-    """Sentences with REPEATED of their words in an earlier sentence of the report (the
-    first saying is no repeat)."""
-    return sum(bool(repeated(sentence, sentences[:n])) for n, sentence in enumerate(sentences))
+    """Sentences of six words or more that say again what an earlier one said: 80% of the
+    words of the shorter of the two are in both (the first saying is no repeat)."""
+    said = [re.findall(r"\w+", without_marks(s).casefold()) for s in sentences]
+    long = [set(w) for w in said if len(w) >= 6]
+    return sum(
+        any(len(bag & before) >= 0.8 * min(len(bag), len(before)) for before in long[:n])
+        for n, bag in enumerate(long)
+    )
 
 
 def off_part(sentences: list[str], question: str) -> int:
