@@ -5,7 +5,7 @@ import pytest
 
 from deepsift.records import Chunk
 from deepsift.report.evidence import sentences_of
-from deepsift.report.reader import as_reported, defects, plain
+from deepsift.report.reader import as_reported, defects, named_in, plain
 
 RFC = Chunk(
     id="c1",
@@ -142,3 +142,9 @@ def test_a_hostile_header_reaches_the_model_and_the_report_only_as_quoted_data()
     assert len(table.splitlines()) == 6 and not any(
         line.startswith("## Hacked") for line in table.splitlines()
     )
+
+
+def test_a_quotation_keeps_its_documents_words():
+    quoted = as_reported("You'll note that this RFC is experimental and we say so.", RFC)
+    assert quoted == "RFC 3085 says: “You'll note that this RFC is experimental and we say so”."
+    assert named_in(quoted, RFC) == quoted

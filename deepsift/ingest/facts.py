@@ -114,7 +114,7 @@ def document_facts(
     if "title" not in facts:
         named = by_key.get("feature name") or by_key.get("name")
         title = document.title if document.title != path.stem else ""
-        if title or (named and named.casefold() not in ("n/a", "none", "-")):
+        if title or (named and named.casefold() not in ("n/a", "none", "-", "not applicable")):
             facts["title"] = _one_line(title or named)
     if identifier := _identifier(fields, path, text):
         facts["id"] = identifier

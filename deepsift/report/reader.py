@@ -91,7 +91,11 @@ def label_of(chunk: Chunk) -> str:
 def named_in(sentence: str, chunk: Chunk) -> str:
     """The sentence without markup, its document named where it says "this RFC"."""
     name = name_of(chunk)
-    return _DEICTIC.sub(lambda m: _named(m, name), plain(sentence))
+    # Outside quotations only: a quotation keeps its document's words.
+    pieces = re.split(r"(“[^”]*”)", plain(sentence))
+    return "".join(
+        p if p.startswith("“") else _DEICTIC.sub(lambda m: _named(m, name), p) for p in pieces
+    )
 
 
 def as_reported(sentence: str, chunk: Chunk) -> str:
