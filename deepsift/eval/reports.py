@@ -243,7 +243,7 @@ def reader_counts(report: str, question: str, says: Labels | None = None) -> dic
 def _repeats(sentences: list[str]) -> int:
     """Sentences of six words or more that say again what an earlier one said: 80% of the
     words of the shorter of the two are in both (the first saying is no repeat)."""
-    said = [re.findall(r"\w+", without_marks(s).casefold()) for s in sentences]
+    said = [words(without_marks(s).casefold()) for s in sentences]
     long = [set(w) for w in said if len(w) >= 6]
     return sum(
         any(len(bag & before) >= 0.8 * min(len(bag), len(before)) for before in long[:n])
