@@ -8,6 +8,7 @@ from deepsift import Settings, research
 from deepsift.deps import Deps
 from deepsift.llm.chat import chat_model
 from deepsift.llm.embedders import get_embedder
+from deepsift.report.reader import label_of
 
 
 @pytest.mark.embedded_model
@@ -36,5 +37,5 @@ def test_embedded_model_writes_a_short_cited_report(sample_store, tmp_path):
     assert cited, f"the embedded model cited no excerpt:\n{result.report}"
     assert cited == {s.n for s in result.sources}
     assert all(f"[{n}]" in listing for n in cited)
-    found = {(chunk.title, chunk.source) for chunk in retrieved.values()}
+    found = {(label_of(chunk), chunk.source) for chunk in retrieved.values()}
     assert {(s.title, s.source) for s in result.sources} <= found
