@@ -228,9 +228,7 @@ def _readable(
             return None
         return sentence
 
-    findings = [kept(s) for s in findings]
-    body = [(heading, [s for s in map(kept, said) if s]) for heading, said in body]
-    return findings, [(h, said) for h, said in body if said], [kept(s) for s in conclusion]
+    return _each_kept(findings, body, conclusion, kept)
 
 
 def _unrepeated(
@@ -253,6 +251,18 @@ def _unrepeated(
         earlier.append(sentence.text)
         return sentence
 
+    return _each_kept(findings, body, conclusion, kept)
+
+
+def _each_kept(
+    findings: list[CitedSentence | None],
+    body: list[tuple[str, list[CitedSentence]]],
+    conclusion: list[CitedSentence | None],
+    kept,
+) -> tuple[list, list, list]:
+    """`kept` applied to each sentence in reading order: findings, sections, conclusion. A
+    finding or conclusion sentence it leaves out becomes None (they answer the parts in
+    order); a section it empties goes."""
     findings = [kept(s) for s in findings]
     body = [(heading, [s for s in map(kept, said) if s]) for heading, said in body]
     return findings, [(h, said) for h, said in body if said], [kept(s) for s in conclusion]

@@ -103,9 +103,9 @@ def sentences_of(chunk: Chunk) -> list[str]:
     kept = []
     for paragraph in paragraphs:
         for sentence in split_sentences(" ".join(plain(paragraph.replace("**", "")).split())):
-            caught = {*defects(sentence), *defects(as_prose(sentence))}
             if _POINTS_WITHIN.search(sentence):  # "this section" cannot be named
                 continue
+            caught = {*defects(sentence), *defects(as_prose(sentence))}
             if (
                 SHORTEST <= len(sentence.split()) <= LONGEST
                 and _prose(sentence)
