@@ -24,6 +24,7 @@ from statistics import mean
 from _common import print_table, save
 
 import deepsift.retrieval.bridge as bridge
+import deepsift.retrieval.hop as hop
 import deepsift.retrieval.search
 from deepsift.config import Settings
 from deepsift.deps import Deps
@@ -48,6 +49,9 @@ class Variant:
     strike_numbers: bool = True  # numbers the question lacks struck from the sub-queries
     question_once: bool = True  # a sub-query that is the question is not searched again
     slug_titles: bool = True  # a file name is a name written as a slug
+    reference_support: bool = True  # a reference followed only where the question finds it too
+    rare_names: bool = True  # a name without a page followed where few documents mention it
+    unpaged_weight: float = 0.5  # of their hits in the fusion
     settings: dict = field(default_factory=dict)
 
 
@@ -68,11 +72,16 @@ VARIANTS = {
     "now, the question searched again": replace(NOW, question_once=False),
     "now, file names not read as names": replace(NOW, slug_titles=False),
     "now, no references": replace(NOW, settings={"hop_references": 0}),
-    "now, unpaged names kept": replace(NOW, settings={"hop_unpaged_names": True}),
     "now, no hop": replace(NOW, hops=0),
+    "now, references not held to the question": replace(NOW, reference_support=False),
+    "now, no rare names": replace(NOW, rare_names=False),
+    "now, rare names at .25": replace(NOW, unpaged_weight=0.25),
+    "now, rare names at 1": replace(NOW, unpaged_weight=1.0),
+    "now, every unpaged name": replace(NOW, settings={"hop_unpaged_names": True}),
     "now, no sub-queries": replace(NOW, sub_queries=False),
 }
 
+hop_support, hop_rare = hop.SUPPORT_CHUNKS, hop.RARE_NAME_DOCUMENTS
 ON = {name: getattr(bridge, name) for name in ("_FILING", "_CAMEL", "_PUNCTUATION")}
 # Before: no filing number set aside, and only white space split words.
 NEVER = re.compile(r"(?!)")
@@ -83,6 +92,9 @@ def first_round(question: str, queries: list[str], variant: Variant, context: tu
     store, embedder, name, settings = context
     deps = Deps(settings.model_copy(update=variant.settings), store, embedder, None)
     deepsift.retrieval.search.DOCUMENT_SPREAD = variant.spread
+    hop.SUPPORT_CHUNKS = hop_support if variant.reference_support else 0
+    hop.RARE_NAME_DOCUMENTS = hop_rare if variant.rare_names else 0
+    hop.UNPAGED_WEIGHT = variant.unpaged_weight
     for attribute in ON:
         setattr(bridge, attribute, (ON if variant.slug_titles else OFF)[attribute])
     chunks = {}
@@ -154,7 +166,7 @@ def main() -> None:
     rows = []
     for variant_name, variant in variants.items():
         scores: dict[str, list[float]] = {k: [] for k in ("recall@2", "recall@5", "recall@10")}
-        found_all, by_kind, started = [], {}, time.monotonic()
+        found_all, by_kind, all_by_kind, started = [], {}, {}, time.monotonic()
         for run in runs:
             question = questions[run["id"]]
             if variant is None:
@@ -167,6 +179,7 @@ def main() -> None:
                 scores[f"recall@{k}"].append(recall_at_k(ranking, gold, k))
             found_all.append(all_found(ranking, gold, 10))
             by_kind.setdefault(question.kind, []).append(scores["recall@5"][-1])
+            all_by_kind.setdefault(question.kind, []).append(found_all[-1])
         decomposes = variant is not None and variant.sub_queries
         rows.append(
             {
@@ -176,6 +189,9 @@ def main() -> None:
                 "all@10": round(mean(found_all), 3),
                 "recall@5 by kind": " ".join(
                     f"{kind or '-'} {mean(v):.2f}" for kind, v in sorted(by_kind.items())
+                ),
+                "all@10 by kind": " ".join(
+                    f"{kind or '-'} {mean(v):.2f}" for kind, v in sorted(all_by_kind.items())
                 ),
                 "llm_calls": round(mean(r["llm_calls"] for r in runs), 2) if decomposes else 0.0,
                 "seconds": round(mean(r["seconds"] for r in runs), 2)

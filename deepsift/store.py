@@ -161,6 +161,10 @@ def _fit(text: str, max_bytes: int) -> str:
     return text if len(encoded) <= max_bytes else encoded[:max_bytes].decode(errors="ignore")
 
 
+# Rows read per document counted by `mentioning`: a long document mentions a name many times.
+_MENTION_ROWS = 20
+
+
 def _quoted(value: str) -> str:
     return f'"{value.translate(_LITERAL_ESCAPES)}"'
 
@@ -293,6 +297,19 @@ class Store:
             raise ValueError(f"not digits: {digits!r}")
         rows = self._rows(name, f'position == 0 and source like "%{digits}%"', ["source"])
         return sorted({row["source"] for row in rows})
+
+    def mentioning(self, name: str, phrase: str, most: int) -> int:
+        """How many stored documents mention `phrase` (case as written), counted up to `most`:
+        a name few documents mention is specific."""
+        self._load(name)
+        pattern = phrase.replace("%", "").replace("_", "")
+        rows = self._client.query(
+            name,
+            filter=f"text like {_quoted('%' + pattern + '%')}",
+            output_fields=["source"],
+            limit=most * _MENTION_ROWS,
+        )
+        return min(len({row["source"] for row in rows}), most)
 
     def opening(self, name: str, source: str, chunks: int) -> list[Chunk]:
         """The first `chunks` chunks of a stored document, in order: where it says what it is

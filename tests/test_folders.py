@@ -256,6 +256,66 @@ def test_references_follow_the_folder_through_edit_and_prune(tmp_path):
     assert edited == ["0033-unrelated.md"] and pruned == []
 
 
+def test_a_reference_the_question_s_own_search_does_not_find_is_not_followed(
+    tmp_path, monkeypatch
+):
+    import deepsift.retrieval.hop as hop
+    from deepsift.ingest.pipeline import ingest
+    from deepsift.retrieval.ranking import result_list
+
+    deps = _numbered_folder(tmp_path)
+    (tmp_path / "rfcs" / "0012-borrow-rules.md").write_text(
+        "- Start Date: 2017-08-02\n\n## Summary\n\nNon-lexical borrow rules for the checker. "
+        "They build on the two-phase borrows of RFC 25 and name crates as RFC 33 says.\n"
+    )
+    ingest([tmp_path / "rfcs"], "rfcs", deps.store, deps.embedder, deps.settings, prune=True)
+    question = "What do the non-lexical borrow rules build on?"
+
+    def followed() -> list[str]:
+        vector = deps.embedder.embed_queries([question])[0]
+        best = result_list(deps.store.search("rfcs", question, vector, 1), of_question=True)
+        state = {"question": question, "sources_to_search": ["rfcs"], "chunks": best}
+        chunks = hop.next_hop(state, deps).get("chunks", {}).values()
+        return sorted(Path(c.source).name for c in chunks if c.link_rank is not None)
+
+    monkeypatch.setattr(hop, "SUPPORT_CHUNKS", 0)  # every reference followed
+    every = followed()
+    monkeypatch.setattr(hop, "SUPPORT_CHUNKS", 2)  # the question's two best chunks
+    supported = followed()
+    deps.store.close()
+
+    assert every == ["0025-nested-calls.md", "0033-unrelated.md"]
+    assert supported == ["0025-nested-calls.md"]
+
+
+def test_a_rare_name_without_a_page_is_followed_and_a_common_one_is_not(tmp_path, monkeypatch):
+    import deepsift.retrieval.hop as hop
+    from deepsift.ingest.pipeline import ingest
+    from deepsift.retrieval.ranking import result_list
+
+    deps = _numbered_folder(tmp_path)
+    for name in ("0025-nested-calls.md", "0033-unrelated.md"):
+        path = tmp_path / "rfcs" / name
+        path.write_text(path.read_text() + "Reviewed by the Lang Team.\n")
+    path = tmp_path / "rfcs" / "0025-nested-calls.md"
+    path.write_text(path.read_text() + "Written by Niko Matsakis.\n")
+    ingest([tmp_path / "rfcs"], "rfcs", deps.store, deps.embedder, deps.settings, prune=True)
+    monkeypatch.setattr(hop, "RARE_NAME_DOCUMENTS", 1)
+    hits = deps.store.search("rfcs", "borrow", deps.embedder.embed_queries(["borrow"])[0], 1)
+    top = [hits[0].model_copy(update={"text": "Lang Team and Niko Matsakis agreed."})]
+
+    found = hop.follow_names("What do the rules build on?", top, ["rfcs"], deps, {})
+    deps.store.close()
+
+    # No document is titled with either name; Niko Matsakis is named in one document, the Lang
+    # Team in two: only the first is followed, and its hits count half in the fusion.
+    assert found and {c.query for c in found.values()} <= {
+        "Niko Matsakis",
+        "What do the rules build on? Niko Matsakis",
+    }
+    assert max(c.fused for c in found.values()) <= 2 * hop.UNPAGED_WEIGHT / 61  # both lists
+
+
 def test_a_name_the_question_holds_leads_to_the_file_named_by_its_slug(tmp_path):
     from deepsift.retrieval.hop import follow_names
     from deepsift.retrieval.ranking import result_list
