@@ -131,8 +131,9 @@ class Settings(BaseSettings):
     )
     hop_unpaged_names: bool = Field(
         False,
-        description="LLM-free hop: keep the hits of names no document is titled with (off: "
-        "they crowd a folder's ranking, benchmarks/folders.md)",
+        description="LLM-free hop: keep the hits of every name no document is titled with "
+        "(off: only of names of several words that 1-5 documents mention; the others crowd a "
+        "folder's ranking, benchmarks/folders.md)",
     )
     hop_references: int = Field(
         2,
