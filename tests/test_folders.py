@@ -291,7 +291,6 @@ def test_a_reference_the_question_s_own_search_does_not_find_is_not_followed(
 def test_a_rare_name_without_a_page_is_followed_and_a_common_one_is_not(tmp_path, monkeypatch):
     import deepsift.retrieval.hop as hop
     from deepsift.ingest.pipeline import ingest
-    from deepsift.retrieval.ranking import result_list
 
     deps = _numbered_folder(tmp_path)
     for name in ("0025-nested-calls.md", "0033-unrelated.md"):
