@@ -12,6 +12,22 @@ from deepsift.retrieval.ranking import merge_chunks, question_best, ranked, resu
 from deepsift.retrieval.references import filed_under, referenced_numbers
 from deepsift.retrieval.sources import WEB
 
+# A document referred to by number is followed only where the question's own search finds it
+# too, in its SUPPORT_CHUNKS best chunks (0: always): passages refer to documents that have
+# nothing to do with the question (the process document EIP-1, in dozens of EIPs). On the EIP
+# folder it raised recall@5 .853 -> .869; the RFC folder's was unchanged (benchmarks/folders.md).
+SUPPORT_CHUNKS = 100
+
+
+# A name of several words without a page of its own is still followed where at most this many
+# documents mention it (0: never): a person or a place is named in few passages, a folder's
+# common words ("Rust", "EIP", "Cargo") in hundreds of files, and a lone capitalised word is
+# as often a heading ("Conclusion") as a name. Their hits count UNPAGED_WEIGHT in the fusion.
+# Passages titled by an opaque id (2WikiMultiHopQA, doc-<hash> titles) rose from recall@5 .633
+# to .707 (benchmarks/folders.md).
+RARE_NAME_DOCUMENTS = 5
+UNPAGED_WEIGHT = 0.5
+
 
 def next_hop(state: Mapping[str, Any], deps: Deps) -> dict:
     """Follow the bridge with no model call: search the run's collections for the names that
@@ -70,8 +86,8 @@ def follow_references(
             for source in deps.store.sources_containing(collection, number):
                 if filed_under(source) != number or source in own or len(found) >= limit:
                     continue
-                if collection not in supported:
-                    hits = deps.store.search(collection, question, vector, SUPPORT_CHUNKS or 1)
+                if SUPPORT_CHUNKS and collection not in supported:
+                    hits = deps.store.search(collection, question, vector, SUPPORT_CHUNKS)
                     supported[collection] = {c.source for c in hits}
                 if SUPPORT_CHUNKS and source not in supported[collection]:
                     continue
@@ -80,23 +96,6 @@ def follow_references(
                     found[best.id] = best.model_copy(update={"link_rank": linked})
                     linked += 1
     return found
-
-
-# A document referred to by number is followed only where the question's own search finds it
-# too, in its SUPPORT_CHUNKS best chunks (0: always): passages refer to documents that have
-# nothing to do with the question (the process document EIP-1, in dozens of EIPs). On the EIP
-# folder it raised recall@5 .853 -> .869; the RFC folder's was unchanged (benchmarks/folders.md).
-SUPPORT_CHUNKS = 100
-
-
-# A name of several words without a page of its own is still followed where at most this many
-# documents mention it (0: never): a person or a place is named in few passages, a folder's
-# common words ("Rust", "EIP", "Cargo") in hundreds of files, and a lone capitalised word is
-# as often a heading ("Conclusion") as a name. Their hits count UNPAGED_WEIGHT in the fusion.
-# Passages titled by an opaque id (2WikiMultiHopQA, doc-<hash> titles) rose from recall@5 .633
-# to .707 (benchmarks/folders.md).
-RARE_NAME_DOCUMENTS = 5
-UNPAGED_WEIGHT = 0.5
 
 
 def _weighed(chunk: Chunk, weight: float) -> Chunk:
