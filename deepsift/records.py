@@ -97,6 +97,21 @@ class Source(BaseModel):
     chunk_ids: list[str]
 
 
+class FollowUp(BaseModel):
+    """A question asked of a finished run, or a new version of its report (deepsift.report
+    .followup): what was asked and what came of it."""
+
+    request: str
+    kind: str  # "answer": a follow-up question; "report": the report rewritten (reshape)
+    text: str  # the answer, or the new version of the report, with its [n] marks
+    # The documents it cites: the report's numbers for those the report cites, new ones after.
+    sources: list[Source] = []
+    searched: list[str] = []  # what was searched for it, in words; [] when nothing was
+    language: str = ""  # a report's version: the language it is written in ("": the question's)
+    usage: Usage = Usage()
+    seconds: float = 0.0
+
+
 class Route(BaseModel):
     query: str
     sources: list[str]

@@ -437,11 +437,17 @@ class Store:
         vector: list[float],
         k: int,
         sources: list[str] | None = None,
+        ids: list[str] | None = None,
     ) -> list[Chunk]:
         """Hybrid search: dense cosine and BM25 candidates fused by reciprocal rank (k=60);
-        within the documents `sources` when given."""
+        within the documents `sources`, and among the chunks `ids`, when given."""
         self._load(name)
-        within = f"source in [{', '.join(map(_quoted, sources))}]" if sources else ""
+        bounds = [
+            f"{field} in [{', '.join(map(_quoted, values))}]"
+            for field, values in (("source", sources), ("id", ids))
+            if values
+        ]
+        within = " and ".join(bounds)
         requests = [
             AnnSearchRequest(data=[vector], anns_field="dense", param={}, limit=k * 2, expr=within),
             AnnSearchRequest(data=[query], anns_field="sparse", param={}, limit=k * 2, expr=within),

@@ -104,11 +104,26 @@ class ScriptedResearcher:
             n = min(shown)
             fixed = listed[0] if self.rewrite_fails else first_sentence(shown[n])
             return {"sentences": [{"text": fixed, "excerpts": [n]} for _ in listed]}
+        if name == "FollowUpAnswer":  # the shown sentence sharing most of the question's words
+            return follow_up_answer(text)
         if name == "ShortAnswer":
             return {"answer": "Marrowby"}
         if name == "Verdict":
             return {"correct": "Gold answer: Marrowby" in text}
         raise AssertionError(f"unexpected request: {name} {text[:200]}")
+
+
+def follow_up_answer(text: str) -> dict:
+    """The shown sentence that shares most (at least two) of the question's longer words, as
+    the answer citing it; found false when none does."""
+    question = re.search(r"^Question: (.*)$", text, re.MULTILINE)[1]
+    asked = {w for w in re.findall(r"[a-z]{4,}", question.lower())}
+    shown = re.findall(r"^\[(\d+)\] <excerpt>(.*)</excerpt>$", text, re.MULTILINE)
+    shared = [(len(asked & set(re.findall(r"[a-z]{4,}", s.lower()))), int(n), s) for n, s in shown]
+    best = max(shared, default=(0, 0, ""))
+    if best[0] < 2:
+        return {"found": False, "sentences": []}
+    return {"found": True, "sentences": [{"text": best[2], "excerpts": [best[1]]}]}
 
 
 class ScriptedSearchO1:

@@ -1,5 +1,6 @@
 """The Python API: research() runs an agent's graph once, with a checkpointer, and returns the
-report and its costs; batch.py researches many questions at once.
+report and its costs (results.py); ask() puts a follow-up to a finished run (followups.py);
+batch.py researches many questions at once.
 
 May import the agents, the default agent's graph and everything below them; never eval,
 studio, serve or cli.
@@ -8,65 +9,45 @@ studio, serve or cli.
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, nullcontext
-from typing import Any, Literal
+from collections.abc import Callable
+from contextlib import nullcontext
+from typing import Any
 
-from langgraph.checkpoint.base import BaseCheckpointSaver
-from langgraph.checkpoint.memory import InMemorySaver
-from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command, StateSnapshot
 from pydantic import BaseModel
 
 from deepsift.agents import AGENTS
 from deepsift.agents import agent as agent_named
+from deepsift.api.followups import RESHAPED, ask
+from deepsift.api.results import (
+    CitedSource,
+    FollowUpResult,
+    ResearchResult,
+    RunUsage,
+    TraceStep,
+    run_result,
+)
+from deepsift.api.threads import resources, saved_thread
 from deepsift.config import LENGTHS, Length, Settings, make_folder
 from deepsift.deps import Deps
 from deepsift.errors import RunStopped, UserError
 from deepsift.llm import replies
 from deepsift.llm.endpoint import cancelled_by, endpoint_failure
-from deepsift.records import Usage
 
-
-class RunUsage(Usage):
-    seconds: float = 0.0
-
-
-class CitedSource(BaseModel):
-    n: int
-    title: str
-    source: str
-
-
-class TraceStep(BaseModel):
-    """One action of a ReAct run: the thought before it, and what it was shown after."""
-
-    thought: str
-    action: str  # search, calculate, think, finish, or invalid (a reply without an action)
-    argument: str
-    observation: str  # a search: the excerpts' numbers and titles
-
-
-class ResearchResult(BaseModel):
-    agent: str
-    status: Literal["done", "paused"]  # paused: waiting for review; resume with its thread_id
-    question: str
-    answer: str  # search-o1, react: the short answer the run ended with; deepsift: ""
-    report: str
-    sources: list[CitedSource]
-    sub_queries: list[str]
-    iterations: int
-    usage: RunUsage
-    notes: list[str]  # sources that failed (web searches, pages); the report lists them too
-    web_searches: list[str] = []  # each web search and what it returned ("no results" too)
-    thread_id: str
-    # react: "react" (it finished) or "self-consistency" (the vote); search-o1: "reasoning"
-    # (its final line) or "excerpts" (it found nothing, so the excerpts answered)
-    answered_by: str = ""
-    votes: dict[str, int] = {}  # react's vote: each sampled answer and how many gave it
-    trace: list[TraceStep] = []  # react: its actions in order
-
+__all__ = [
+    "RESHAPED",
+    "CitedExcerpt",
+    "CitedSource",
+    "FollowUpResult",
+    "ResearchResult",
+    "RunUsage",
+    "TraceStep",
+    "ask",
+    "new_thread_id",
+    "read_run",
+    "research",
+]
 
 UpdateHandler = Callable[[str, dict[str, Any]], None]
 # Given the review payload ({"question", "routes", "sources"}), the plan to run: the routes as
@@ -120,8 +101,8 @@ def research(
     make_folder(settings.data_dir, "DEEPSIFT_DATA_DIR")
     started = time.monotonic()
     thread_id = thread_id or new_thread_id()
-    with _resources(settings, deps, checkpoints) as (deps, saver):
-        agent, graph, saved = _thread(agent, deps, saver, thread_id)
+    with resources(settings, deps, checkpoints) as (deps, saver):
+        agent, graph, saved = saved_thread(agent, deps, saver, thread_id)
         bounds = {
             "max_iterations": max_iterations,
             "max_searches": max_searches,
@@ -162,7 +143,7 @@ def research(
             raise RunStopped(reason, thread_id) from e
         if not saved.next and isinstance(deps.llm.cache, replies.RunReplies):
             deps.llm.cache.forget(thread_id)  # finished: nothing will resume it
-    return _result(agent, saved, thread_id, time.monotonic() - started)
+    return run_result(agent, saved, thread_id, time.monotonic() - started)
 
 
 def new_thread_id() -> str:
@@ -186,8 +167,8 @@ def read_run(
     excerpts its report cites; None when no run has that thread id."""
     if not settings.checkpoint_path.exists():
         return None
-    with _resources(settings, deps, True) as (deps, saver):
-        agent, _, saved = _thread("deepsift", deps, saver, thread_id)
+    with resources(settings, deps, True) as (deps, saver):
+        agent, _, saved = saved_thread("deepsift", deps, saver, thread_id)
         if not saved.values:
             return None
         chunks = saved.values.get("chunks", {})
@@ -203,82 +184,12 @@ def read_run(
             for chunk_id in cited.chunk_ids
             if chunk_id in chunks
         ]
-        return _result(agent, saved, thread_id, 0.0), excerpts
-
-
-@contextmanager
-def _resources(
-    settings: Settings, deps: Deps | None, on_disk: bool
-) -> Iterator[tuple[Deps, BaseCheckpointSaver]]:
-    """The run's store, models and checkpointer; a store opened here is closed here."""
-    own = deps is None
-    deps = deps or Deps.from_settings(settings)
-    try:
-        with _checkpointer(settings, on_disk) as saver:
-            yield deps, saver
-    finally:
-        if own:
-            deps.store.close()
-
-
-def _thread(
-    agent: str, deps: Deps, saver: BaseCheckpointSaver, thread_id: str
-) -> tuple[str, CompiledStateGraph, StateSnapshot]:
-    """The graph for this thread and what it saved so far; a saved thread keeps its own agent."""
-    config = {"configurable": {"thread_id": thread_id}}
-    graph = AGENTS[agent].build(deps, saver)
-    saved = graph.get_state(config)
-    if saved.values and saved.values.get("agent", "deepsift") != agent:
-        agent = saved.values.get("agent", "deepsift")
-        graph = agent_named(agent).build(deps, saver)
-        saved = graph.get_state(config)
-    return agent, graph, saved
+        return run_result(agent, saved, thread_id, 0.0), excerpts
 
 
 def _check_same_question(question: str, saved: str, thread_id: str) -> None:
     if question.strip() and question != saved:
         raise UserError(f"thread {thread_id} holds another question: {saved!r}; use a new --thread")
-
-
-def _result(agent: str, saved: StateSnapshot, thread_id: str, seconds: float) -> ResearchResult:
-    values = saved.values
-    usage = values.get("usage") or Usage()
-    return ResearchResult(
-        agent=agent,
-        status="paused" if saved.next else "done",
-        question=values["question"],
-        answer=values.get("answer", ""),
-        report=values.get("report", ""),
-        sources=[
-            CitedSource(n=s.n, title=s.title, source=s.source) for s in values.get("sources", [])
-        ],
-        sub_queries=values.get("sub_queries", []),
-        iterations=values.get("iteration", 0),
-        notes=list(dict.fromkeys(values.get("notes", []))),
-        web_searches=values.get("web_searches", []),
-        usage=RunUsage(**usage.model_dump(), seconds=round(seconds, 2)),
-        thread_id=thread_id,
-        answered_by=values.get("answered_by", ""),
-        votes=values.get("votes", {}),
-        trace=[
-            TraceStep(
-                thought=done["thought"],
-                action=done["action"],
-                argument=done["argument"],
-                observation=done["summary"],
-            )
-            for done in values.get("actions", [])
-        ],
-    )
-
-
-@contextmanager
-def _checkpointer(settings: Settings, on_disk: bool) -> Iterator[BaseCheckpointSaver]:
-    if not on_disk:
-        yield InMemorySaver()
-        return
-    with SqliteSaver.from_conn_string(str(settings.checkpoint_path)) as saver:
-        yield saver
 
 
 def _advance(

@@ -16,6 +16,7 @@ from typing import NoReturn
 from rich.markup import escape
 
 from deepsift.agents import AGENTS
+from deepsift.cli.ask import run_ask
 from deepsift.cli.batch import run_batch_command
 from deepsift.cli.collections import run_collections
 from deepsift.cli.console import err
@@ -186,6 +187,28 @@ def _parser() -> argparse.ArgumentParser:
     )
     research.set_defaults(run=run_research)
 
+    ask = commands.add_parser(
+        "ask",
+        help="ask a finished run a follow-up question, or have its report rewritten "
+        "(shorter, in German, as a table, add a section on X)",
+        description="Without a question: the run's follow-ups so far.",
+    )
+    ask.add_argument("thread", metavar="THREAD_ID", help="the run's thread id")
+    ask.add_argument("question", nargs="?", default="")
+    ask.add_argument("--json", action="store_true", help="print one JSON object")
+    ask.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        help="write the report (the latest version, or --version) with the follow-up questions "
+        "as an appendix: .md, .html, .pdf or .docx",
+    )
+    ask.add_argument("--format", choices=FORMATS, help="the file's format (-o)")
+    ask.add_argument(
+        "--version", type=_positive, help="the report version to print or write (1: the run's own)"
+    )
+    ask.set_defaults(run=run_ask)
+
     batch = commands.add_parser("batch", help="research every question of a JSONL file")
     batch.add_argument(
         "questions", type=Path, metavar="QUESTIONS.jsonl", help='lines {"id", "question"}'
@@ -234,7 +257,7 @@ def _parser() -> argparse.ArgumentParser:
     mcp.set_defaults(run=run_mcp)
 
     add_eval(commands)
-    for name in ("ingest", "research", "batch", "collections", "eval", "serve", "mcp"):
+    for name in ("ingest", "research", "ask", "batch", "collections", "eval", "serve", "mcp"):
         commands.choices[name].add_argument(
             "--wait",
             type=_seconds,

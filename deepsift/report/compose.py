@@ -30,24 +30,27 @@ MOST_SECTIONS = 10  # a question of many parts gets a section each, up to this m
 SENTENCE_WORDS = 16  # about, of an evidence sentence: how many a section's words need
 
 
-def compose_report(state: ResearchState, deps: Deps) -> dict:
+def compose_report(state: ResearchState, deps: Deps, search: bool = True, added: str = "") -> dict:
     """The report. The question's parts (from its wording; else the sub-queries) each get
     their own search and their own evidence sentences, chosen in code; a section is written
     from its evidence only, and every sentence checked: its figures and names against its
     excerpts (deepsift.report.claims), what a reader would catch (deepsift.report.checks).
     The key findings and the conclusion answer each part in turn; a part no evidence answers
     is said to be unanswered. Citations are resolved against the excerpts shown, never
-    against the model's text."""
+    against the model's text. Rewriting a finished report (deepsift.report.reshape), `search`
+    is off, and a part `added` to the question's is the only one searched."""
     settings = deps.settings
     question = state["question"]
     shape = shape_of(state, settings.report_length)
     language = state.get("report_language", settings.report_language)
     says = labels(language)
     parts = question_parts(question) or _asked(state, question)[: shape.sections]
+    parts += [added] if added else []
     searches = [[with_names(q, question) for q in part_queries(part)] for part in parts]
     collections = [s for s in state.get("sources_to_search", []) if s != WEB]
     known = state.get("chunks", {})
-    found, leads = search_parts(parts, searches, collections, known, deps)
+    fresh = [q if search or part == added else [] for q, part in zip(searches, parts, strict=True)]
+    found, leads = search_parts(parts, fresh, collections, known, deps)
     queries = [searched + _own(part, state) for searched, part in zip(searches, parts, strict=True)]
     gathered = {**known, **found}
     chunks = ranked({**state, "chunks": gathered})[: CANDIDATES * shape.sections]

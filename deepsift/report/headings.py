@@ -80,6 +80,8 @@ _DOCUMENTS = {
     "japanese": ("文書", "文書", "タイトル", "日付", "状態", "著者", "内容"),
 }
 _NAMES = {"deutsch": "german", "français": "french", "español": "spanish", "nederlands": "dutch"}
+# The languages whose headings are known, as a request may name them ("in German", "auf Deutsch").
+LANGUAGES = (*_LABELS, *_NAMES)
 
 
 class Labels(BaseModel):

@@ -11,7 +11,7 @@ from typing import (
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from typing_extensions import TypedDict
 
-from deepsift.records import Chunk, Route, Source, StepCost, Usage
+from deepsift.records import Chunk, FollowUp, Route, Source, StepCost, Usage
 from deepsift.retrieval.ranking import merge_chunks
 
 
@@ -50,6 +50,10 @@ class RunState(TypedDict, total=False):
     answer: str  # a short answer (search-o1, and the graph's short-answer mode)
     report: str
     sources: list[Source]  # the documents the report cites
+    # After the run: the questions asked of it and the report's new versions, in order
+    # (deepsift.report.followup), and the request being answered, until it is done.
+    followups: Annotated[list[FollowUp], operator.add]
+    asking: str
 
 
 class ResearchState(RunState, total=False):
@@ -69,7 +73,7 @@ def allow_state_types(checkpointer: Any) -> None:
         checkpointer is not None
         and type(getattr(checkpointer, "serde", None)) is JsonPlusSerializer
     ):
-        records = [cls.__name__ for cls in (Chunk, Route, Source, Usage, StepCost)]
+        records = [cls.__name__ for cls in (Chunk, Route, Source, Usage, StepCost, FollowUp)]
         # Runs saved before the records moved to deepsift.records name "deepsift.state".
         modules = ("deepsift.records", "deepsift.state")
         types = [(module, name) for module in modules for name in records]

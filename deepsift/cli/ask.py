@@ -1,0 +1,65 @@
+"""`deepsift ask`: a follow-up question to a finished run, a rewrite of its report, or the
+conversation so far (and its export)."""
+
+import argparse
+
+from rich.markdown import Markdown
+from rich.markup import escape
+
+from deepsift.cli.console import err, out
+from deepsift.config import Settings
+from deepsift.errors import UserError
+from deepsift.report.export import check_output, report_format, write_report
+
+
+def run_ask(args: argparse.Namespace, settings: Settings) -> int:
+    if args.output:  # before any model call: the result must have somewhere to go
+        check_output(args.output)
+        report_format(args.output, args.format)
+    from deepsift.api import ask, read_run
+
+    read = read_run(args.thread, settings)
+    if read is None:
+        raise UserError(f"no run has thread id {args.thread}; start one with deepsift research")
+    run = read[0]
+    if not args.question.strip() and not run.asking:
+        _list(run)
+    else:
+        with err.status("answering" if args.question else f"finishing: {run.asking}"):
+            asked = ask(args.thread, args.question, settings)
+        if args.json:
+            print(asked.model_dump_json(indent=2))
+        else:
+            out.print(Markdown(asked.report or _with_sources(asked)))
+            usage = asked.usage
+            searched = f"; searched {'; '.join(asked.searched)}" if asked.searched else ""
+            err.print(
+                f"{usage.llm_calls} LLM calls, {usage.seconds:.0f} s{searched}"
+                + (f"; version {asked.version} of the report" if asked.version else ""),
+                highlight=False,
+                soft_wrap=True,
+            )
+        run = read_run(args.thread, settings)[0]
+    if args.output:
+        write_report(run.exported(args.version), args.output, args.format, fonts=settings.pdf_fonts)
+        err.print(f"written to {args.output}", highlight=False)
+    elif args.version:
+        run.exported(args.version)  # a version the run does not have is refused
+        out.print(Markdown(run.versions[args.version - 1]))
+    return 0
+
+
+def _with_sources(asked) -> str:
+    lines = [f"[{s.n}] {s.title} — `{s.source}`" for s in asked.sources]
+    return "\n\n".join([asked.answer, *lines])
+
+
+def _list(run) -> None:
+    """The run's question, its follow-ups in order, and its report's versions."""
+    err.print(f"[bold]{escape(run.question)}[/bold] ({run.agent}, thread {run.thread_id})")
+    if not run.followups:
+        err.print(f'no follow-ups yet: deepsift ask {run.thread_id} "QUESTION"', highlight=False)
+    for n, asked in enumerate(run.followups, 1):
+        said = f"version {asked.version} of the report" if asked.version else asked.answer
+        err.print(f"{n}. [bold]{escape(asked.question)}[/bold]", highlight=False)
+        err.print(f"   {escape(said)}", highlight=False, soft_wrap=True)

@@ -1,0 +1,252 @@
+"""A follow-up question on a finished run, answered from the run's own evidence first: only when
+those excerpts do not hold the answer are the run's sources searched again (no model call to
+plan it). The answer is a few cited sentences, each held to its excerpts as the report's are,
+citing with the report's numbers; with no support it says so, and what was searched."""
+
+import re
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from langchain_core.messages import HumanMessage, SystemMessage
+from pydantic import BaseModel
+
+from deepsift.deps import Deps
+from deepsift.llm.embedders import similarities
+from deepsift.llm.structured import ask_structured
+from deepsift.prompts import followup as prompt
+from deepsift.records import Chunk, FollowUp, Source, Usage
+from deepsift.report import checks
+from deepsift.report.cited_text import CitedSentence, Sentences, clean, render
+from deepsift.report.claims import hold_to_evidence
+from deepsift.report.evidence import sentences_of
+from deepsift.report.excerpts import numbered_sentences
+from deepsift.report.headings import is_english
+from deepsift.report.reader import label_of
+from deepsift.retrieval.search import search_source
+from deepsift.retrieval.sources import WEB
+from deepsift.text.words import words
+
+NEAREST_CHUNKS = 6  # of each source's excerpts, those nearest the question give sentences
+SHOWN_SENTENCES = 12  # shown to the model: some 400 tokens, so one call stays short
+RANK_BONUS = 0.1  # over 1 + the rank of its excerpt: the question's words may be in its title
+ANSWER_TOKENS = 240
+# The share of the question's terms the shown sentences (with their documents' titles) must
+# hold for the model to be asked from them before any search; a number in the question must
+# be held, whatever the share.
+COVERED = 0.6
+NOT_SAID = "The documents do not say."
+_STOP = set(
+    """the and how what why when which who whom whose was were did does do its his her their
+    this that these those with from into for about have has had been are is it in on of to by
+    as at an or any all also than then there can could would should will tell say says said
+    give given more most other some such rfc rfcs document documents report""".split()
+)
+
+
+class FollowUpAnswer(BaseModel):
+    found: bool = True
+    sentences: Sentences = []
+
+
+def answer_followup(
+    values: Mapping[str, Any], question: str, deps: Deps
+) -> tuple[FollowUp, dict[str, Chunk]]:
+    """The answer to `question` from the run's saved state (`values`), and the chunks a new
+    search added to its evidence ({} when none ran)."""
+    started = time.monotonic()
+    known: dict[str, Chunk] = dict(values.get("chunks", {}))
+    documents = len({c.source for c in known.values()})
+    searched = [f"the run's {len(known)} excerpts from {documents} documents"]
+    usage = Usage()
+    shown = _evidence(question, list(known.values()), deps)
+    said = None
+    if _holds(question, shown):
+        said, cost = _ask(question, shown, deps)
+        usage += cost
+    found: dict[str, Chunk] = {}
+    if said is None:
+        found, notes, cost = _search_again(question, values, deps)
+        usage += cost
+        searched += notes
+        shown = _evidence(question, [*known.values(), *found.values()], deps)
+        said, cost = _ask(question, shown, deps)
+        usage += cost
+    added = {i: c for i, c in found.items() if i not in known}
+    if said is None:
+        text = f"{NOT_SAID} Searched: {'; '.join(searched)}."
+        record = FollowUp(request=question, kind="answer", text=text, searched=searched[1:])
+    else:
+        text, sources = _cited(said, shown, values)
+        record = FollowUp(
+            request=question, kind="answer", text=text, sources=sources, searched=searched[1:]
+        )
+    seconds = round(time.monotonic() - started, 2)
+    return record.model_copy(update={"usage": usage, "seconds": seconds}), added
+
+
+def _evidence(question: str, chunks: list[Chunk], deps: Deps) -> list[tuple[str, Chunk]]:
+    """The sentences shown for `question`: those of the excerpts nearest it (each collection's
+    by its own hybrid search among them, the web's by meaning), the nearest first chosen, then
+    grouped by document in the order of their excerpts."""
+    nearest = _nearest(question, chunks, deps)
+    candidates, seen = [], set()
+    for rank, chunk in enumerate(nearest):
+        for sentence in sentences_of(chunk):
+            key = " ".join(sentence.casefold().split())
+            if key not in seen:
+                seen.add(key)
+                candidates.append((sentence, chunk, rank))
+    if not candidates:
+        return []
+    near = similarities(deps.embedder, [question], [s for s, _, _ in candidates], documents=True)
+    scores = [near[0][i] + RANK_BONUS / (1 + rank) for i, (_, _, rank) in enumerate(candidates)]
+    best = sorted(range(len(candidates)), key=lambda i: -scores[i])[:SHOWN_SENTENCES]
+    order = {c.source: n for n, c in reversed(list(enumerate(nearest)))}
+    best.sort(key=lambda i: (order[candidates[i][1].source], i))
+    return [(candidates[i][0], candidates[i][1]) for i in best]
+
+
+def _nearest(question: str, chunks: list[Chunk], deps: Deps) -> list[Chunk]:
+    """The NEAREST_CHUNKS excerpts of each source nearest `question`, the sources' lists taken
+    in turn (their scores are not on one scale)."""
+    by_source: dict[str, list[Chunk]] = {}
+    for chunk in chunks:
+        by_source.setdefault(chunk.collection, []).append(chunk)
+    lists = []
+    for source, own in by_source.items():
+        if source == WEB or not deps.store.exists(source):
+            near = similarities(deps.embedder, [question], [c.text for c in own], documents=True)
+            order = sorted(range(len(own)), key=lambda i: -near[0][i])
+            lists.append([own[i] for i in order[:NEAREST_CHUNKS]])
+            continue
+        by_id = {c.id: c for c in own}
+        vector = deps.embedder.embed_queries([question])[0]
+        hits = deps.store.search(source, question, vector, NEAREST_CHUNKS, ids=list(by_id))
+        lists.append([by_id[hit.id] for hit in hits if hit.id in by_id])
+    turns = max(map(len, lists), default=0)
+    return [own[n] for n in range(turns) for own in lists if n < len(own)]
+
+
+def _terms(text: str) -> set[str]:
+    return {w[:5] for w in words(text.casefold()) if w not in _STOP and len(w) > 2}
+
+
+def _holds(question: str, shown: list[tuple[str, Chunk]]) -> bool:
+    """Whether the shown sentences, with their documents' names, may answer the question: they
+    hold every number it gives and most of its terms (COVERED)."""
+    held = " ".join(f"{label_of(chunk)} {chunk.source} {text}" for text, chunk in shown)
+    terms, have = _terms(question), _terms(held)
+    numbers = set(re.findall(r"\d+", question))
+    if not terms or not numbers <= set(re.findall(r"\d+", held)):
+        return False
+    return len(terms & have) >= COVERED * len(terms)
+
+
+def _search_again(
+    question: str, values: Mapping[str, Any], deps: Deps
+) -> tuple[dict[str, Chunk], list[str], Usage]:
+    """The question searched in the sources the run searched (the web only if it had it): the
+    chunks found, what was searched in words, and what the web search cost."""
+    found: dict[str, Chunk] = {}
+    said, usage = [], Usage()
+    for source in values.get("sources_to_search", []):
+        if source != WEB and not deps.store.exists(source):
+            continue  # a collection dropped since the run
+        update = search_source(question, source, deps)
+        found.update(update["chunks"])
+        usage += update.get("usage", Usage())
+        said.append("the web" if source == WEB else f"the collection {source}")
+    if said:
+        said = [f"{', '.join(said)} for “{question}”"]
+    return found, said, usage
+
+
+def _ask(
+    question: str, shown: list[tuple[str, Chunk]], deps: Deps
+) -> tuple[list[CitedSentence] | None, Usage]:
+    """The model's answer from the shown sentences (numbered 1 … in order), its sentences held
+    to the excerpts they cite; None when it finds no answer or none of it holds."""
+    if not shown:
+        return None, Usage()
+    language = deps.settings.report_language
+    user = prompt.USER.format(
+        excerpts=numbered_sentences(shown),
+        question=question,
+        language=prompt.LANGUAGE.format(language=language)
+        if language
+        else prompt.QUESTION_LANGUAGE,
+    )
+    messages = [SystemMessage(prompt.SYSTEM), HumanMessage(user)]
+    # One attempt: a follow-up is one call; a reply that does not parse counts as no answer.
+    reply, usage = ask_structured(
+        deps.llm, messages, FollowUpAnswer, attempts=1, max_tokens=ANSWER_TOKENS
+    )
+    if reply is None or not reply.found:
+        return None, usage
+    excerpts = {
+        n: f"{label_of(chunk)} {chunk.title}: {text}" for n, (text, chunk) in enumerate(shown, 1)
+    }
+    sentences = [_with_citation(s, excerpts) for s in clean(reply.sentences, set(excerpts))]
+
+    def faults(sentence: CitedSentence) -> str:
+        cited = [excerpts[n] for n in sentence.excerpts]
+        return (
+            checks.wrong_comparison(sentence.text)
+            or checks.unstated_cause(sentence.text, cited)
+            or checks.unsupported_claim(sentence.text, cited, question)
+        )
+
+    kept, _ = hold_to_evidence(
+        [s for s in sentences if s.excerpts],
+        excerpts,
+        question,
+        rewrite=None,
+        check_names=is_english(language),
+        faults=faults,
+    )
+    kept = [s for s in kept if s]
+    return kept or None, usage
+
+
+def _with_citation(sentence: CitedSentence, excerpts: dict[int, str]) -> CitedSentence:
+    """A sentence the model left uncited cites the shown sentence sharing most of its terms,
+    when that one holds at least half of them; else it stays uncited (and is left out)."""
+    if sentence.excerpts:
+        return sentence
+    terms = _terms(sentence.text)
+    best = max(excerpts, key=lambda n: len(terms & _terms(excerpts[n])), default=None)
+    if best is None or len(terms & _terms(excerpts[best])) < 0.5 * len(terms):
+        return sentence
+    return sentence.model_copy(update={"excerpts": [best]})
+
+
+def _cited(
+    said: list[CitedSentence], shown: list[tuple[str, Chunk]], values: Mapping[str, Any]
+) -> tuple[str, list[Source]]:
+    """The answer with its marks as the report's numbers for documents the report (or an
+    earlier follow-up) cites, and new numbers after theirs for the others; the documents it
+    cites."""
+    number = {s.source: s.n for s in values.get("sources", [])}
+    for earlier in values.get("followups", []):
+        for s in earlier.sources:
+            number.setdefault(s.source, s.n)
+    cited: dict[str, Source] = {}
+    renumbered = []
+    for sentence in said:
+        marks = []
+        for n in sentence.excerpts:
+            chunk = shown[n - 1][1]
+            if chunk.source not in number:
+                number[chunk.source] = max(number.values(), default=0) + 1
+            document = cited.setdefault(
+                chunk.source,
+                Source(
+                    n=number[chunk.source], title=label_of(chunk), source=chunk.source, chunk_ids=[]
+                ),
+            )
+            if chunk.id not in document.chunk_ids:
+                document.chunk_ids.append(chunk.id)
+            marks.append(document.n)
+        renumbered.append(sentence.model_copy(update={"excerpts": list(dict.fromkeys(marks))}))
+    return render(renumbered), sorted(cited.values(), key=lambda s: s.n)
