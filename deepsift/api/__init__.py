@@ -34,6 +34,7 @@ from deepsift.deps import Deps
 from deepsift.errors import RunStopped, UserError
 from deepsift.llm import replies
 from deepsift.llm.endpoint import cancelled_by, endpoint_failure
+from deepsift.records import Source
 
 __all__ = [
     "RESHAPED",
@@ -164,7 +165,8 @@ def read_run(
     thread_id: str, settings: Settings, deps: Deps | None = None
 ) -> tuple[ResearchResult, list[CitedExcerpt]] | None:
     """The run saved under `thread_id` as it stands (nothing is run or resumed), with the
-    excerpts its report cites; None when no run has that thread id."""
+    excerpts its report and the answers to its follow-up questions cite (numbered as the
+    report numbers them); None when no run has that thread id."""
     if not settings.checkpoint_path.exists():
         return None
     with resources(settings, deps, True) as (deps, saver):
@@ -180,11 +182,22 @@ def read_run(
                 position=chunks[chunk_id].position,
                 text=chunks[chunk_id].text,
             )
-            for cited in saved.values.get("sources", [])
+            for cited in _cited_sources(saved.values)
             for chunk_id in cited.chunk_ids
             if chunk_id in chunks
         ]
         return run_result(agent, saved, thread_id, 0.0), excerpts
+
+
+def _cited_sources(values: dict) -> list[Source]:
+    """The documents the report cites, then those the follow-up answers cite, each number
+    once (an answer numbers a document as the report, or an earlier answer, does)."""
+    answers = [f for f in values.get("followups", []) if f.kind == "answer"]
+    cited: dict[int, Source] = {}
+    for source in [*values.get("sources", []), *(s for f in answers for s in f.sources)]:
+        kept = cited.setdefault(source.n, source.model_copy(update={"chunk_ids": []}))
+        kept.chunk_ids += [i for i in source.chunk_ids if i not in kept.chunk_ids]
+    return list(cited.values())
 
 
 def _check_same_question(question: str, saved: str, thread_id: str) -> None:
