@@ -107,7 +107,9 @@ class FollowUp(BaseModel):
     # The documents it cites: the report's numbers for those the report cites, new ones after.
     sources: list[Source] = []
     searched: list[str] = []  # what was searched for it, in words; [] when nothing was
-    language: str = ""  # a report's version: the language it is written in ("": the question's)
+    # A report's version: the language it is written in ("": the question's), and its length.
+    language: str = ""
+    length: str = ""
     usage: Usage = Usage()
     seconds: float = 0.0
 

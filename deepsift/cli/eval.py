@@ -1,5 +1,7 @@
 """`deepsift eval retrieval|answers`: run agents over a benchmark with progress, resume, outputs;
-`deepsift eval reports`: research questions and score the reports (deepsift.eval.reports)."""
+`deepsift eval reports`: research questions and score the reports (deepsift.eval.reports);
+`deepsift eval followups`: ask finished reports follow-ups and score the answers
+(deepsift.eval.followups)."""
 
 import argparse
 from pathlib import Path
@@ -19,7 +21,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
         "eval", help="evaluate retrieval or answers on a benchmark, or the reports"
     )
-    parser.add_argument("mode", choices=["retrieval", "answers", "reports"])
+    parser.add_argument("mode", choices=["retrieval", "answers", "reports", "followups"])
     parser.add_argument("--dataset", type=Path, help="retrieval, answers: the benchmark file")
     parser.add_argument(
         "--corpus",
@@ -32,7 +34,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "--questions",
         type=Path,
         help='reports: lines {"id", "question"} researched over the '
-        'collections (optional "length", "language")',
+        'collections (optional "length", "language"); followups: those, and lines {"id", '
+        '"after": a report id, "question", "answer", "gold_sources"} asked after that report',
     )
     parser.add_argument("--collections", help="reports: comma-separated sources to search")
     parser.add_argument("--length", choices=LENGTHS, help="reports: length of each report")
@@ -65,6 +68,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 def run_eval(args: argparse.Namespace, settings: Settings) -> int:
     if args.mode == "reports":
         return _run_reports(args, settings)
+    if args.mode == "followups":
+        return _run_followups(args, settings)
     if args.dataset is None:
         raise UserError(f"eval {args.mode} needs --dataset FILE")
     from deepsift.deps import Deps
@@ -249,3 +254,37 @@ def _run_reports(args: argparse.Namespace, settings: Settings) -> int:
         + (f"; {failed} question(s) failed, see reports.jsonl" if failed else "")
     )
     return 1 if failed == len(rows) else 0
+
+
+def _run_followups(args: argparse.Namespace, settings: Settings) -> int:
+    """Research the report questions (reusing finished runs), ask each its follow-ups, score."""
+    from deepsift.deps import Deps
+    from deepsift.eval import followups
+    from deepsift.eval.runner import corpus_store
+    from deepsift.llm.chat import chat_model
+    from deepsift.llm.embedders import get_embedder
+
+    if args.questions is None or args.corpus is None:
+        raise UserError("eval followups needs --corpus DIR and --questions FILE.jsonl")
+    reports, asked = followups.load(args.questions)
+    asked = asked[: args.limit] if args.limit else asked
+
+    deps = Deps(settings, corpus_store(settings), get_embedder(settings), chat_model(settings))
+    try:
+        sources = [_ingest_folder(args.corpus, deps)]
+        with counting_progress() as progress:
+            task = progress.add_task("follow-ups", total=len(asked), failed=0)
+            errors = 0
+
+            def advance(row: dict) -> None:
+                nonlocal errors
+                errors += "error" in row
+                progress.update(task, advance=1, failed=errors)
+
+            rows = followups.ask_and_score(reports, asked, settings, deps, sources, advance)
+    finally:
+        deps.store.close()
+    followups.write_rows(args.out, rows)
+    print(followups.summary(rows), end="")
+    err.print(f"results in {args.out}/ (followups.jsonl, summary.md)")
+    return 0

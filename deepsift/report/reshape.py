@@ -60,26 +60,26 @@ def reshaped_report(
     """The report's new version from the run's evidence (`values`: its saved state), and the
     chunks an added section's search found."""
     started = time.monotonic()
-    versions = [f for f in values.get("followups", []) if f.kind == "report"]
-    report, sources = values.get("report", ""), values.get("sources", [])
-    language = values.get("report_language", deps.settings.report_language)
+    # A rewrite goes on from the latest version: "brief" after "in German" stays in German.
+    latest = ([f for f in values.get("followups", []) if f.kind == "report"] or [None])[-1]
+    report = latest.text if latest else values.get("report", "")
+    sources = latest.sources if latest else values.get("sources", [])
+    language = latest.language if latest else values.get("report_language", "")
+    length = latest.length if latest else values.get("report_length", "")
     usage, found, searched = Usage(), {}, []
     if shape.length or shape.language or shape.section:
-        language = shape.language or language
+        language, length = shape.language or language, shape.length or length
         state = {
             **values,
             "usage": Usage(),  # the rewrite has a budget of its own
-            "report_length": shape.length or values.get("report_length", ""),
-            "report_language": language,
+            "report_length": length,
+            "report_language": language or deps.settings.report_language,
         }
         written = compose_report(state, deps, search=False, added=shape.section)
         report, sources, usage = written["report"], written["sources"], written["usage"]
         found = written["chunks"]
         if shape.section:
             searched = [f"the run's collections for “{shape.section}”"]
-    elif versions:
-        report, sources = versions[-1].text, versions[-1].sources
-        language = versions[-1].language
     if shape.table:
         report = as_table(report, language, sources)
     known = values.get("chunks", {})
@@ -90,6 +90,7 @@ def reshaped_report(
         sources=sources,
         searched=searched,
         language=language,
+        length=length,
         usage=usage,
         seconds=round(time.monotonic() - started, 2),
     )

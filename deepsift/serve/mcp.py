@@ -1,10 +1,11 @@
 """`deepsift mcp`: the research agent as a Model Context Protocol server over stdin and stdout.
 
-Four tools: research, list_collections, ingest, get_report. Long calls send progress
-notifications (each graph step, each file ingested). A failure the user can fix comes back as a
-tool error of one line; a bug as the SDK's generic tool error, its traceback on stderr. stdout
-carries the protocol only: while it serves, the SDK points file descriptor 1 at stderr, so no
-print, progress bar or library can write into it.
+Five tools: research, list_collections, ingest, get_report (a run, the follow-ups asked of it,
+any version of its report), ask (a follow-up to a finished run, or its report rewritten). Long
+calls send progress notifications (each graph step, each file ingested). A failure the user can
+fix comes back as a tool error of one line; a bug as the SDK's generic tool error, its traceback
+on stderr. stdout carries the protocol only: while it serves, the SDK points file descriptor 1
+at stderr, so no print, progress bar or library can write into it.
 
 The store is opened while a call needs it and closed after the last one, so the data directory
 is free between calls (a `deepsift ingest` in a terminal can run); the models stay loaded."""
@@ -14,7 +15,7 @@ import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 from urllib.request import url2pathname
 
@@ -46,16 +47,48 @@ from deepsift.web import WEB, web_configured
 INSTRUCTIONS = """deepsift researches questions in the user's document collections (and the web when
 it is set up) and answers with a report whose [n] cite the passages it retrieved. Call
 list_collections to see what can be searched, research to write a report (minutes on a small
-model), get_report to read a finished run again by its thread id, and ingest to add files."""
+model), ask to put a follow-up question to a finished run (or have its report rewritten:
+shorter, in another language, as a table, one more section), get_report to read a run again by
+its thread id with the follow-ups asked of it, and ingest to add files."""
+
+
+class Asked(BaseModel):
+    """A follow-up as get_report lists it."""
+
+    question: str
+    kind: Literal["answer", "report"] = Field(description="report: the report rewritten")
+    answer: str = Field(description="kind answer: Markdown whose [n] are its sources")
+    version: int = Field(description="kind report: the version it made; get_report reads it")
+    sources: list[api.CitedSource]
 
 
 class Report(BaseModel):
-    thread_id: str = Field(description="get_report reads this run again")
+    thread_id: str = Field(description="get_report and ask take it")
     status: str = Field(description="done, or paused (a run stopped part way)")
     question: str
-    report: str = Field(description="Markdown; its [n] are listed under ## Sources at the end")
+    version: int = Field(description="the report's version: 1 the run's own, 2... its rewrites")
+    report: str = Field(description="Markdown; its [n] are listed under ## Sources")
     sources: list[api.CitedSource]
     notes: list[str] = Field(description="sources that failed (web searches, pages)")
+    usage: api.RunUsage
+    followups: list[Asked] = Field(description="the questions asked of the run, in order")
+    asking: str = Field(description="a follow-up stopped part way: ask it again to finish it")
+
+
+class FollowUp(BaseModel):
+    thread_id: str
+    question: str
+    kind: Literal["answer", "report"] = Field(description="report: a new version of the report")
+    answer: str = Field(
+        description="kind answer: Markdown whose [n] are its sources, or "
+        "'The documents do not say. Searched: ...'"
+    )
+    report: str = Field(description="kind report: the new version, Markdown")
+    version: int = Field(description="kind report: its number (the run's own report is 1)")
+    sources: list[api.CitedSource] = Field(
+        description="numbered as the report numbers them, new documents after"
+    )
+    searched: list[str] = Field(description="what was searched again for it; [] when nothing")
     usage: api.RunUsage
 
 
@@ -141,15 +174,38 @@ def _progress(ctx: Context) -> Callable[[float, float | None, str], None]:
     return send
 
 
-def _report(result: api.ResearchResult) -> Report:
+def _saved_run(thread_id: str, settings: Settings, deps: Deps) -> api.ResearchResult:
+    found = api.read_run(thread_id, settings, deps)
+    if found is None:
+        raise UserError(f"no research run has thread id {thread_id!r}")
+    return found[0]
+
+
+def _report(result: api.ResearchResult, version: int | None = None) -> Report:
+    """The run as its own report (version 1), or as report `version` with the follow-up
+    answers as an appendix; its follow-ups listed either way."""
+    report, sources = result.report, result.sources
+    if version is not None:
+        report = result.exported(version)  # refuses a version the run does not have
+        rewrites = [f for f in result.followups if f.kind == "report"]
+        sources = rewrites[version - 2].sources if version > 1 else result.sources
+    asked = [
+        Asked(
+            question=f.question, kind=f.kind, answer=f.answer, version=f.version, sources=f.sources
+        )
+        for f in result.followups
+    ]
     return Report(
         thread_id=result.thread_id,
         status=result.status,
         question=result.question,
-        report=result.report,
-        sources=result.sources,
+        version=version or 1,
+        report=report,
+        sources=sources,
         notes=result.notes,
         usage=result.usage,
+        followups=asked,
+        asking=result.asking,
     )
 
 
@@ -274,17 +330,39 @@ def build_server(settings: Settings) -> MCPServer:
         return _ingest(paths, collection, description, ctx, settings, resources)
 
     @server.tool(
-        description="A research run by its thread_id: its report, sources and usage "
-        "(nothing is run again)."
+        description="A research run by its thread_id: its report, sources and usage, and the "
+        "follow-ups asked of it (nothing is run again). With version: that version of the "
+        "report (1 the run's own, 2 on the rewrites ask made) with the answers to the "
+        "follow-up questions as an appendix."
     )
     def get_report(
         thread_id: Annotated[str, Field(description="the thread_id research returned")],
+        version: Annotated[
+            int | None, Field(description="the report version; default: the run's own", ge=1)
+        ] = None,
     ) -> Report:
         with _tool_errors(), resources.deps() as deps:
-            found = api.read_run(thread_id.strip(), settings, deps)
-            if found is None:
-                raise UserError(f"no research run has thread id {thread_id!r}")
-        return _report(found[0])
+            return _report(_saved_run(thread_id.strip(), settings, deps), version)
+
+    @server.tool(
+        description="Ask a finished research run (its thread_id) a follow-up question, answered "
+        "from the run's evidence first (its sources searched again only when that does not "
+        "answer it), citing with the report's [n]; or have its report rewritten ('shorter', "
+        "'in German', 'as a table', 'add a section on X'), which makes a new version. Kept "
+        "with the run: get_report lists it."
+    )
+    async def ask(
+        thread_id: Annotated[str, Field(description="the thread_id research returned")],
+        question: Annotated[
+            str,
+            Field(
+                description="a question, or how to rewrite the report; empty: finish a "
+                "follow-up that was stopped part way",
+                max_length=MAX_QUESTION_CHARS,
+            ),
+        ],
+    ) -> FollowUp:
+        return await _ask(thread_id.strip(), question, settings, resources)
 
     return server
 
@@ -332,6 +410,25 @@ async def _research(
         # The client cancelled the call: the run stops before its next model call or step
         # (its finished steps saved under its thread id).
         cancel.set()
+        raise
+
+
+async def _ask(
+    thread_id: str, question: str, settings: Settings, resources: _Resources
+) -> FollowUp:
+    """The ask tool: a follow-up in a worker thread, cancelled with the call."""
+    cancel = threading.Event()
+
+    def work() -> FollowUp:
+        with _tool_errors(), resources.deps() as deps:
+            _saved_run(thread_id, settings, deps)  # refused as get_report refuses it
+            asked = api.ask(thread_id, question, settings, deps=deps, cancel=cancel)
+        return FollowUp.model_validate(asked.model_dump())
+
+    try:
+        return await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
+    except anyio.get_cancelled_exc_class():
+        cancel.set()  # the follow-up stops before its next model call; asking again ends it
         raise
 
 

@@ -1,0 +1,299 @@
+"""Follow-ups on a finished run (deepsift ask): answered from its evidence first, searched
+again only when that does not answer, kept in its thread; its report rewritten without a search.
+On the sample corpus and the scripted endpoint."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+
+import pytest
+from test_report import QUESTION, body_words
+
+from deepsift import Settings
+from deepsift.api import ask, read_run, research
+from deepsift.deps import Deps
+from deepsift.errors import UserError
+from deepsift.ingest.pipeline import ingest
+from deepsift.llm.chat import chat_model
+from deepsift.llm.embedders import get_embedder
+from deepsift.records import Source
+from deepsift.report import followup
+from deepsift.report.followup import NOT_SAID, answer_followup
+from deepsift.report.headings import labels
+from deepsift.report.reshape import Reshape, reshaping
+from deepsift.report.shape import SHAPES
+from deepsift.store import Store
+
+from conftest import CORPUS
+from fake_openai import FakeOpenAI, last_user_text, schema_name
+from scripted import ScriptedResearcher, ScriptedSearchO1, follow_up_answer
+
+COST = "What did Kestrel Works cost in the end?"
+MOON = "What colour is the moon over Veldmere?"
+LIGHTNING = "What struck the overhead 20 kV line at Kestrel Works in July 2024?"
+
+
+@pytest.fixture
+def finished(tmp_path, sample_store):
+    """A finished research run on the sample corpus, its settings and deps, and the endpoint
+    (whose requests the test reads)."""
+    with FakeOpenAI(ScriptedResearcher()) as server:
+        settings = Settings(data_dir=tmp_path, llm_base_url=server.url, llm_api_key="t")
+        deps = Deps(settings, sample_store, get_embedder(settings), chat_model(settings))
+        result = research(QUESTION, settings, deps=deps)
+        yield result, settings, deps, server
+
+
+@pytest.fixture
+def searches(monkeypatch):
+    """Every search of a collection or the web made after the run: (query, source) each."""
+    made = []
+    real = followup.search_source
+
+    def counted(query, source, deps, *args, **kwargs):
+        made.append((query, source))
+        return real(query, source, deps, *args, **kwargs)
+
+    monkeypatch.setattr(followup, "search_source", counted)
+    return made
+
+
+def test_a_follow_up_the_run_s_evidence_answers_takes_one_call_and_cites_the_report_s_number(
+    finished, searches
+):
+    result, settings, deps, server = finished
+    before = len(server.requests)
+
+    answer = ask(result.thread_id, COST, settings, deps=deps)
+
+    assert answer.kind == "answer" and "29.3 million" in answer.answer
+    assert answer.usage.llm_calls == 1 and len(server.requests) == before + 1
+    assert searches == [] and answer.searched == []
+    report_numbers = {s.source: s.n for s in result.sources}
+    assert answer.sources and all(report_numbers[s.source] == s.n for s in answer.sources)
+    assert f"[{answer.sources[0].n}]" in answer.answer
+
+
+def test_a_follow_up_the_evidence_does_not_answer_searches_the_run_s_sources(deps, searches):
+    minutes = str(CORPUS / "operations" / "board_minutes_2021-09-14.md")
+    chunks = {c.id: c for c in deps.store.opening("operations", minutes, 100)}
+    values = {
+        "chunks": chunks,
+        "sources_to_search": ["operations", "science"],
+        "sources": [Source(n=1, title="Minutes", source=minutes, chunk_ids=list(chunks)[:1])],
+    }
+
+    said, added = answer_followup(values, LIGHTNING, deps)
+
+    assert [source for _, source in searches] == ["operations", "science"]
+    assert "lightning" in said.text.casefold()
+    assert said.sources and all(s.n >= 2 for s in said.sources)  # after the report's [1]
+    assert "incident_report" in said.sources[0].source
+    assert added and not set(added) & set(chunks)
+    assert said.searched == [f"the collection operations, the collection science for “{LIGHTNING}”"]
+
+
+def test_what_nothing_supports_is_said_not_to_be_in_the_documents_naming_what_was_searched(
+    finished,
+):
+    result, settings, deps, _ = finished
+
+    answer = ask(result.thread_id, MOON, settings, deps=deps)
+
+    assert answer.answer.startswith(NOT_SAID) and answer.sources == []
+    assert "the collection operations" in answer.answer and "excerpts" in answer.answer
+    assert answer.usage.llm_calls <= 2
+
+
+def test_an_answer_that_fails_the_claim_check_is_not_given(tmp_path, sample_store):
+    def researcher(body):
+        if schema_name(body) == "FollowUpAnswer":
+            return {
+                "found": True,
+                "sentences": [{"text": "It cost €99.9 million.", "excerpts": [1]}],
+            }
+        return ScriptedResearcher()(body)
+
+    with FakeOpenAI(researcher) as server:
+        settings = Settings(data_dir=tmp_path, llm_base_url=server.url, llm_api_key="t")
+        deps = Deps(settings, sample_store, get_embedder(settings), chat_model(settings))
+        result = research(QUESTION, settings, deps=deps)
+        answer = ask(result.thread_id, COST, settings, deps=deps)
+
+    assert answer.answer.startswith(NOT_SAID) and "99.9" not in answer.answer
+    assert answer.usage.llm_calls == 2  # the evidence, then the search's: neither holds
+
+
+def test_the_conversation_is_kept_in_the_thread_and_exported_as_an_appendix(finished):
+    result, settings, deps, _ = finished
+
+    first = ask(result.thread_id, COST, settings, deps=deps)
+    ask(result.thread_id, MOON, settings, deps=deps)
+    run, excerpts = read_run(result.thread_id, settings, deps=deps)
+
+    assert [f.question for f in run.followups] == [COST, MOON] and run.asking == ""
+    assert run.followups[0].answer == first.answer
+    cited = {e.n for e in excerpts}
+    assert {s.n for s in first.sources} <= cited  # its citations open their excerpts
+    exported = run.exported()
+    assert exported.startswith(result.report.rstrip())
+    appendix = exported.split("## Follow-up questions", 1)[1]
+    assert f"### {COST}" in appendix and first.answer in appendix and NOT_SAID in appendix
+
+
+def test_in_german_and_brief_rewrite_the_report_without_a_search(finished, monkeypatch):
+    result, settings, deps, server = finished
+    store_searches = []
+    monkeypatch.setattr(
+        deps.store, "search", lambda *a, **k: store_searches.append(a) or pytest.fail("searched")
+    )
+    monkeypatch.setattr(deps.store, "opening", lambda *a, **k: pytest.fail("searched"))
+    before = len(server.requests)
+
+    german = ask(result.thread_id, "Rewrite it in German", settings, deps=deps)
+    brief = ask(result.thread_id, "Make it brief", settings, deps=deps)
+
+    assert store_searches == [] and german.searched == [] and brief.searched == []
+    says = labels("German")
+    assert german.kind == "report" and (german.version, brief.version) == (2, 3)
+    for version in (german.report, brief.report):  # brief goes on in German
+        assert f"## {says.findings}" in version and f"## {says.sources}" in version
+    written = [r for r in server.requests[before:] if "Report question:" in last_user_text(r)]
+    assert written and all("every sentence in German" in last_user_text(r) for r in written)
+    assert body_words(brief.report) < body_words(german.report)
+    assert abs(body_words(brief.report) - SHAPES["brief"].words) <= 0.3 * SHAPES["brief"].words
+    run, _ = read_run(result.thread_id, settings, deps=deps)
+    assert run.versions == [result.report, german.report, brief.report]
+    assert run.report == result.report  # the run's own version is kept beside the new ones
+
+
+def test_as_a_table_tabulates_the_latest_version_without_a_model_call(finished):
+    result, settings, deps, server = finished
+    before = len(server.requests)
+
+    table = ask(result.thread_id, "as a table, please", settings, deps=deps)
+
+    assert len(server.requests) == before and table.usage.llm_calls == 0
+    rows = [line.split(" | ") for line in table.report.splitlines() if line.startswith("| [")]
+    titles = {s.n: s.title for s in result.sources}
+    assert len(rows) >= 2
+    for document, said in rows:
+        n = int(document.removeprefix("| [").split("]")[0])
+        assert document == f"| [{n}] {titles[n]}" and f"[{n}]" in said
+    assert table.report.split("\n## Sources\n")[1] == result.report.split("\n## Sources\n")[1]
+
+
+def test_an_exported_version_renumbers_the_answers_to_its_own_sources(finished):
+    result, settings, deps, _ = finished
+    ask(result.thread_id, "in German", settings, deps=deps)
+    answer = ask(result.thread_id, COST, settings, deps=deps)
+    run, _ = read_run(result.thread_id, settings, deps=deps)
+
+    german = run.followups[0]
+    number = {s.source: s.n for s in german.sources}
+    appendix = run.exported(2).split("## Follow-up questions", 1)[1]
+    for source in answer.sources:
+        assert f"[{number[source.source]}] " in appendix
+    with pytest.raises(UserError, match="versions 1 to 2"):
+        run.exported(3)
+
+
+@pytest.mark.parametrize(
+    ("request_", "shape"),
+    [
+        ("shorter, in German", Reshape(length="brief", language="German")),
+        ("Translate it into French", Reshape(language="French")),
+        ("as a table", Reshape(table=True)),
+        ("Add a section on the funding", Reshape(section="the funding")),
+        ("Which RFC made the syntax shorter?", None),
+        ("What did it cost?", None),
+    ],
+)
+def test_a_request_is_read_as_a_rewrite_or_as_a_question(request_, shape):
+    assert reshaping(request_) == shape
+
+
+def test_a_follow_up_on_a_search_o1_run_is_answered_and_a_rewrite_refused(tmp_path, sample_store):
+    o1 = ScriptedSearchO1(queries=["Kestrel Works final cost"])
+
+    def responder(body):
+        if schema_name(body) == "FollowUpAnswer":
+            return follow_up_answer(last_user_text(body))
+        return o1(body)
+
+    with FakeOpenAI(responder) as server:
+        settings = Settings(data_dir=tmp_path, llm_base_url=server.url, llm_api_key="t")
+        deps = Deps(settings, sample_store, get_embedder(settings), chat_model(settings))
+        result = research(COST, settings, deps=deps, agent="search-o1")
+        answer = ask(result.thread_id, COST, settings, deps=deps)
+        with pytest.raises(UserError, match="made by search-o1") as refused:
+            ask(result.thread_id, "in German", settings, deps=deps)
+
+    assert "29.3 million" in answer.answer and answer.sources
+    assert "\n" not in str(refused.value)
+
+
+def test_asking_an_unknown_or_unfinished_run_is_one_line(finished):
+    _, settings, deps, _ = finished
+    with pytest.raises(UserError, match="no run has thread id nope"):
+        ask("nope", COST, settings, deps=deps)
+
+
+def test_a_follow_up_killed_part_way_converges_when_asked_again(tmp_path):
+    """`deepsift ask` killed (SIGKILL) in its second model call; asked again with no question,
+    it finishes the same follow-up from the reply it had already received, and keeps it once."""
+    data = tmp_path / "data"
+    settings = Settings(data_dir=data)
+    store = Store(settings)
+    embedder = get_embedder(settings)
+    ingest([CORPUS / "operations"], "operations", store, embedder, settings, description="ops")
+    scripted = ScriptedResearcher()
+    calls: list[str] = []
+    blocking = threading.Event()
+    released = threading.Event()
+
+    def responder(body):
+        if schema_name(body) != "FollowUpAnswer":
+            return scripted(body)
+        calls.append(last_user_text(body))
+        if len(calls) == 1:
+            return {"found": False, "sentences": []}  # the run's evidence: not enough
+        if blocking.is_set():
+            return {"found": False, "sentences": []}
+        blocking.set()
+        released.wait(60)  # killed while it waits
+        return {"found": False, "sentences": []}
+
+    with FakeOpenAI(responder) as server:
+        with_endpoint = settings.model_copy(update={"llm_base_url": server.url, "llm_api_key": "t"})
+        deps = Deps(with_endpoint, store, embedder, chat_model(with_endpoint))
+        thread = research(QUESTION, with_endpoint, deps=deps).thread_id
+        store.close()
+        env = {
+            "PATH": "/usr/bin:/bin",
+            "HOME": str(tmp_path),
+            "DEEPSIFT_DATA_DIR": str(data),
+            "DEEPSIFT_LLM_BASE_URL": server.url,
+            "DEEPSIFT_LLM_API_KEY": "t",
+        }
+        command = [sys.executable, "-m", "deepsift", "ask", thread]
+        asking = subprocess.Popen([*command, COST], env=env, cwd=tmp_path, start_new_session=True)
+        assert blocking.wait(120), "the second call never came"
+        os.killpg(asking.pid, signal.SIGKILL)
+        asking.wait()
+        released.set()
+        again = subprocess.run(
+            [*command, "--json"], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300
+        )
+
+    assert again.returncode == 0, again.stderr
+    said = json.loads(again.stdout)
+    assert set(said) >= {"answer", "sources", "usage", "thread_id"}
+    assert said["question"] == COST and said["answer"].startswith(NOT_SAID)
+    # The first call's reply was kept: asked once; the killed one was asked again.
+    assert calls.count(calls[0]) == 1 and len(calls) == 3
+    run, _ = read_run(thread, with_endpoint)
+    assert [f.question for f in run.followups] == [COST] and run.asking == ""
