@@ -1,6 +1,7 @@
 """`deepsift mcp`, driven as an assistant would: the MCP SDK's stdio client launches the server
 as a subprocess and calls its tools."""
 
+import re
 import sys
 from pathlib import Path
 
@@ -13,7 +14,8 @@ from fake_openai import FakeOpenAI
 from scripted import ScriptedResearcher
 
 QUESTION = "Why was Kestrel Works built and what did it cost?"
-TOOLS = {"research", "list_collections", "ingest", "get_report"}
+TOOLS = {"research", "list_collections", "ingest", "get_report", "ask"}
+FOLLOW_UP = "Since when has the River Orrin been receiving treatment at Kestrel Works?"
 
 
 def server(tmp_path: Path, llm_url: str, *allow: Path) -> StdioServerParameters:
@@ -101,7 +103,77 @@ def test_an_mcp_client_ingests_researches_and_rereads_a_cited_report(tmp_path, s
     reread = seen["reread"].structured_content
     assert reread["report"] == found["report"] and reread["sources"] == found["sources"]
     assert reread["thread_id"] == found["thread_id"] and reread["usage"]["llm_calls"] > 0
+    assert reread["version"] == 1 and reread["followups"] == []
     assert "Traceback" not in (tmp_path / "server-stderr.txt").read_text()
+
+
+def test_an_mcp_client_asks_a_finished_run_follow_ups_that_get_report_lists(tmp_path, scripted_llm):
+    async def session() -> dict:
+        seen = {}
+        async with Client(server(tmp_path, scripted_llm.url, CORPUS)) as client:
+            science = {"paths": [str(CORPUS / "science")], "collection": "science"}
+            assert not (await client.call_tool("ingest", science)).is_error
+            research = await client.call_tool("research", {"question": QUESTION})
+            seen["research"] = research.structured_content
+            thread_id = seen["research"]["thread_id"]
+            calls = {
+                "answer": ("ask", {"thread_id": thread_id, "question": FOLLOW_UP}),
+                "table": ("ask", {"thread_id": thread_id, "question": "as a table"}),
+                "unknown": ("ask", {"thread_id": "0123456789ab", "question": FOLLOW_UP}),
+                "listed": ("get_report", {"thread_id": thread_id}),
+                "version 2": ("get_report", {"thread_id": thread_id, "version": 2}),
+                "version 3": ("get_report", {"thread_id": thread_id, "version": 3}),
+            }
+            for name, (tool, arguments) in calls.items():
+                seen[name] = await client.call_tool(tool, arguments)
+            return seen
+
+    seen = anyio.run(session)
+    research = seen["research"]
+
+    assert not seen["answer"].is_error, seen["answer"].content
+    answer = seen["answer"].structured_content
+    assert answer["kind"] == "answer" and answer["question"] == FOLLOW_UP
+    assert answer["thread_id"] == research["thread_id"] and answer["report"] == ""
+    assert "April 2024" in answer["answer"] and answer["usage"]["llm_calls"] >= 1
+    # From the run's evidence, cited with the numbers the report gives the same documents.
+    assert answer["searched"] == []
+    cited = {int(n) for n in re.findall(r"\[(\d+)\]", answer["answer"])}
+    assert cited and cited == {source["n"] for source in answer["sources"]}
+    assert all(source in research["sources"] for source in answer["sources"])
+
+    table = seen["table"].structured_content
+    assert table["kind"] == "report" and table["version"] == 2 and table["answer"] == ""
+    assert "|---|" in table["report"] and table["report"] != research["report"]
+
+    assert error_text(seen["unknown"]) == "no research run has thread id '0123456789ab'"
+
+    listed = seen["listed"].structured_content
+    assert listed["version"] == 1 and listed["report"] == research["report"]
+    assert listed["followups"] == [
+        {
+            "question": FOLLOW_UP,
+            "kind": "answer",
+            "answer": answer["answer"],
+            "version": 0,
+            "sources": answer["sources"],
+        },
+        {
+            "question": "as a table",
+            "kind": "report",
+            "answer": "",
+            "version": 2,
+            "sources": table["sources"],
+        },
+    ]
+    # Version 2 is the table, the answer after it as an appendix.
+    version_2 = seen["version 2"].structured_content
+    assert version_2["version"] == 2 and version_2["report"].startswith(table["report"].rstrip())
+    appendix = version_2["report"].split("## Follow-up questions", 1)[1]
+    assert f"### {FOLLOW_UP}" in appendix and "Kestrel Works" in appendix
+    assert error_text(seen["version 3"]) == (
+        f"version 3: run {research['thread_id']} has versions 1 to 2"
+    )
 
 
 def test_bad_arguments_are_tool_errors_of_one_clear_line(tmp_path, scripted_llm):
@@ -121,12 +193,15 @@ def test_bad_arguments_are_tool_errors_of_one_clear_line(tmp_path, scripted_llm)
                 ("research", {"question": QUESTION, "language": "x" * 46_000}),
                 ("ingest", {"paths": [f"{tmp_path}/a\x00b.md"], "collection": "c"}),
                 ("ingest", {"paths": [f"{tmp_path}/{'x' * 5_000}.md"], "collection": "c"}),
+                ("ask", {"thread_id": "0123456789ab", "question": QUESTION}),
+                ("ask", {"thread_id": "0123456789ab"}),
+                ("get_report", {"thread_id": "0123456789ab", "version": 0}),
             ]
             return [await client.call_tool(name, arguments) for name, arguments in calls]
 
     answers = [error_text(result) for result in anyio.run(session)]
     unknown, empty, no_run, bad_name, none_allowed, bad_length, *bad_types = answers[:9]
-    long_question, long_language, nul, long_name = answers[9:]
+    long_question, long_language, nul, long_name, ask_no_run, no_question, version_0 = answers[9:]
 
     assert unknown.endswith("no collection named 'nope'; existing: none")
     assert empty.endswith("the question is empty")
@@ -139,7 +214,8 @@ def test_bad_arguments_are_tool_errors_of_one_clear_line(tmp_path, scripted_llm)
         "paths: this server may read no folder: start it with deepsift mcp --allow FOLDER "
         "(setting mcp_ingest_folders), or share the folder as a root from the client"
     )
-    for line in (unknown, empty, no_run, bad_name, none_allowed):
+    assert ask_no_run == "no research run has thread id '0123456789ab'"
+    for line in (unknown, empty, no_run, bad_name, none_allowed, ask_no_run):
         assert "\n" not in line and "Traceback" not in line
         assert not line.startswith("Error executing tool"), line  # the user's line, as it is
     assert bad_length == "length: Input should be 'brief', 'standard' or 'long'"
@@ -153,6 +229,8 @@ def test_bad_arguments_are_tool_errors_of_one_clear_line(tmp_path, scripted_llm)
     assert long_language == "language: String should have at most 40 characters"
     assert nul.endswith("paths: a path holds a NUL byte; give plain file paths")
     assert long_name.endswith("... is longer than a file system allows")
+    assert no_question == "question: Field required"
+    assert version_0 == "version: Input should be greater than or equal to 1"
     assert scripted_llm.requests == []
 
 

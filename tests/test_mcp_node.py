@@ -3,6 +3,7 @@ StdioClientTransport, from npm): what assistants built on it see. Needs Node and
 installs them); skips and says why without them."""
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -15,6 +16,7 @@ from scripted import ScriptedResearcher
 
 CLIENT = Path(__file__).parent / "mcp_node"
 QUESTION = "Why was Kestrel Works built and what did it cost?"
+FOLLOW_UP = "What was the final cost of Kestrel Works against its approved budget?"
 pytestmark = pytest.mark.skipif(
     not (shutil.which("node") and shutil.which("npm")),
     reason="needs Node and npm (apt-get install nodejs npm; .ci/run installs them)",
@@ -36,7 +38,7 @@ def sdk() -> Path:
     return CLIENT
 
 
-def test_the_typescript_sdk_client_ingests_researches_rereads_and_gets_one_line_errors(
+def test_the_typescript_sdk_client_ingests_researches_asks_rereads_and_gets_one_line_errors(
     sdk: Path, tmp_path: Path
 ):
     shared, private = tmp_path / "shared", tmp_path / "private"
@@ -59,6 +61,7 @@ def test_the_typescript_sdk_client_ingests_researches_rereads_and_gets_one_line_
         ["ingest", {"paths": [str(shared)], "collection": "9 lives"}],
         ["get_report", {"thread_id": 42}],
         ["get_report", {}],
+        ["ask", {"thread_id": "0123456789ab", "question": FOLLOW_UP}],
     ]
     with FakeOpenAI(ScriptedResearcher()) as llm:
         plan = {
@@ -75,6 +78,7 @@ def test_the_typescript_sdk_client_ingests_researches_rereads_and_gets_one_line_
             "root": str(shared),
             "outside": str(private / "secret.md"),
             "question": QUESTION,
+            "followUp": FOLLOW_UP,
             "bad": bad,
         }
         (tmp_path / "plan.json").write_text(json.dumps(plan))
@@ -87,7 +91,7 @@ def test_the_typescript_sdk_client_ingests_researches_rereads_and_gets_one_line_
     assert done.returncode == 0, done.stderr[-3000:]
     seen = json.loads(done.stdout)
 
-    assert seen["tools"] == ["get_report", "ingest", "list_collections", "research"]
+    assert seen["tools"] == ["ask", "get_report", "ingest", "list_collections", "research"]
     ingested = seen["ingest"]
     assert not ingested["isError"], ingested["text"]
     assert ingested["structured"]["added"] == 2 and ingested["structured"]["failed"] == 0
@@ -102,6 +106,21 @@ def test_the_typescript_sdk_client_ingests_researches_rereads_and_gets_one_line_
     assert research["progress"][0].startswith("sub-queries") and len(research["progress"]) >= 3
     assert any(message.startswith("report written") for message in research["progress"])
     assert seen["reread"]["structured"]["report"] == report
+
+    # The follow-up is answered from the run's evidence, citing it, and listed with the run.
+    asked = seen["ask"]
+    assert not asked["isError"], asked["text"]
+    answer = asked["structured"]
+    assert answer["kind"] == "answer" and answer["question"] == FOLLOW_UP
+    assert "47 million" in answer["answer"] and answer["searched"] == [], answer
+    cited = {int(n) for n in re.findall(r"\[(\d+)\]", answer["answer"])}
+    assert cited and cited == {source["n"] for source in answer["sources"]}
+    assert all(source["source"] == str(shared / "kestrel.md") for source in answer["sources"])
+    listed = seen["listed"]["structured"]
+    assert listed["report"] == report
+    assert [(f["question"], f["kind"], f["answer"]) for f in listed["followups"]] == [
+        (FOLLOW_UP, "answer", answer["answer"])
+    ]
 
     # Outside the root the client shared: refused, nothing read.
     assert seen["outside"]["isError"] and "is outside the folders" in seen["outside"]["text"]
@@ -120,5 +139,6 @@ def test_the_typescript_sdk_client_ingests_researches_rereads_and_gets_one_line_
         "collection name '9 lives' is invalid",
         "thread_id",
         "thread_id",
+        "no research run has thread id '0123456789ab'",
     ], fields
     assert "Traceback" not in seen["serverLog"]

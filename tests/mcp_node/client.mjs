@@ -51,6 +51,9 @@ seen.collections = await call("list_collections", {});
 seen.research = await call("research", { question: plan.question, sources: ["notes"], length: "brief" });
 const threadId = seen.research.structured?.thread_id;
 seen.reread = threadId ? await call("get_report", { thread_id: threadId }) : null;
+// A follow-up to the finished run, then the run again: the exchange is listed with it.
+seen.ask = threadId ? await call("ask", { thread_id: threadId, question: plan.followUp }) : null;
+seen.listed = threadId ? await call("get_report", { thread_id: threadId }) : null;
 seen.outside = await call("ingest", { paths: [plan.outside], collection: "notes" });
 seen.bad = [];
 for (const [name, args] of plan.bad) seen.bad.push({ name, args, ...(await call(name, args)) });
