@@ -81,6 +81,81 @@ def test_a_run_streams_its_steps_in_order_then_the_report_which_is_kept_and_expo
     assert client.get(f"/api/runs/{thread_id}/report.docx").content.startswith(b"PK")
 
 
+def test_a_finished_run_answers_follow_ups_keeps_them_and_exports_each_version(client):
+    thread_id = client.post("/api/runs", json={"question": QUESTION}).json()["thread_id"]
+    report = run_events(client, thread_id)[-1][1]["report"]
+
+    answered = client.post(
+        f"/api/runs/{thread_id}/ask", json={"question": "What did Kestrel Works cost in the end?"}
+    )
+    rewritten = client.post(f"/api/runs/{thread_id}/ask", json={"question": "shorter, in German"})
+
+    assert answered.status_code == 200, answered.text
+    answer = answered.json()
+    assert answer["kind"] == "answer" and answer["thread_id"] == thread_id
+    cited = [int(n) for n in re.findall(r"\[(\d+)\]", answer["answer"])]
+    assert cited and {s["n"] for s in answer["sources"]} == set(cited)
+    assert f'<a class="cite" href="#source-{cited[0]}">[{cited[0]}]</a>' in answer["html"]
+    assert rewritten.status_code == 200, rewritten.text
+    version = rewritten.json()
+    assert version["kind"] == "report" and version["version"] == 2
+    assert "## Quellen" in version["report"] and version["report"] != report
+
+    saved = client.get(f"/api/runs/{thread_id}").json()["result"]
+    assert [(f["question"], f["kind"]) for f in saved["followups"]] == [
+        ("What did Kestrel Works cost in the end?", "answer"),
+        ("shorter, in German", "report"),
+    ]
+    assert saved["followups"][0]["html"] == answer["html"]
+    sentence = re.sub(r" ?\[\d+\]", "", answer["answer"]).rstrip(".")
+    shown = [e["text"] for e in saved["excerpts"] if e["n"] == cited[0]]
+    assert any(sentence in text for text in shown)  # the excerpt it cites, under its number
+
+    exported = {
+        version: client.get(f"/api/runs/{thread_id}/report.md?version={version}")
+        for version in ("1", "2", "3", "0")
+    }
+    latest = client.get(f"/api/runs/{thread_id}/report.md")
+    assert exported["1"].text.startswith(report.rstrip()) and "## Quellen" not in exported["1"].text
+    assert exported["2"].text.startswith(version["report"].rstrip())
+    assert (
+        'filename="deepsift-' + thread_id + '-v2.md"'
+        in exported["2"].headers["content-disposition"]
+    )
+    for text in (exported["1"].text, exported["2"].text):
+        assert "## Follow-up questions" in text and "### What did Kestrel Works cost" in text
+    assert latest.text == exported["2"].text
+    assert exported["3"].status_code == 404
+    assert exported["3"].json() == {"error": f"version 3: run {thread_id} has versions 1 to 2"}
+    assert exported["0"].status_code == 400 and "numbered from 1" in exported["0"].json()["error"]
+
+
+def test_a_follow_up_that_cannot_be_answered_is_refused_in_one_line(client):
+    thread_id = client.post("/api/runs", json={"question": QUESTION}).json()["thread_id"]
+    running = client.post(f"/api/runs/{thread_id}/ask", json={"question": "What did it cost?"})
+    run_events(client, thread_id)
+
+    refused = {
+        "unknown": client.post("/api/runs/nosuchthread0/ask", json={"question": "Why?"}),
+        "empty": client.post(f"/api/runs/{thread_id}/ask", json={"question": "  "}),
+        "long": client.post(f"/api/runs/{thread_id}/ask", json={"question": "why " * 1001}),
+        "no JSON": client.post(f"/api/runs/{thread_id}/ask", content=b"why?"),
+    }
+
+    assert running.status_code == 409 and "has not finished" in running.json()["error"]
+    assert {name: r.status_code for name, r in refused.items()} == {
+        "unknown": 404,
+        "empty": 400,
+        "long": 400,
+        "no JSON": 400,
+    }
+    assert refused["unknown"].json() == {"error": "no run has thread id nosuchthread0"}
+    assert refused["empty"].json() == {"error": "the question is empty"}
+    assert "question" in refused["long"].json()["error"] and "4000" in refused["long"].text
+    assert all("\n" not in r.json()["error"] for r in refused.values())
+    assert client.get(f"/api/runs/{thread_id}").json()["result"]["followups"] == []
+
+
 def test_a_run_that_cannot_start_is_refused_in_one_line(client):
     empty = client.post("/api/runs", json={"question": "  "})
     unknown = client.post("/api/runs", json={"question": QUESTION, "collections": ["nope"]})
@@ -254,6 +329,7 @@ def test_a_cancelled_run_stops_says_so_and_resumes_by_its_thread_id(settings: Se
             again = client.post(f"/api/runs/{thread_id}/cancel")
             listed = client.get("/api/runs").json()
             report = client.get(f"/api/runs/{thread_id}/report.md")
+            asked = client.post(f"/api/runs/{thread_id}/ask", json={"question": "What cost?"})
 
             resumed = client.post("/api/runs", json={"thread_id": thread_id})
             finished = run_events(client, thread_id)
@@ -263,6 +339,7 @@ def test_a_cancelled_run_stops_says_so_and_resumes_by_its_thread_id(settings: Se
     assert sent < 8  # a whole run makes more than ten calls
     assert again.status_code == 404
     assert listed[0]["status"] == "stopped" and report.status_code == 404
+    assert asked.status_code == 409 and "has not finished: resume it" in asked.json()["error"]
     assert resumed.status_code == 202
     assert finished[-1][0] == "result" and finished[-1][1]["report"]
 

@@ -3,6 +3,7 @@ scripted endpoint, driven through its page by Debian's Chromium (never a downloa
 
 import io
 import os
+import re
 import subprocess
 import sys
 import time
@@ -175,3 +176,67 @@ def test_a_user_s_whole_path_through_the_page(server, tmp_path: Path):
     assert os.path.getsize(screenshot) > 10_000
     assert not [address for address in asked if TOKEN in address][1:]  # only the link itself
     assert TOKEN not in log.read_text().replace(f"?token={TOKEN}", "")
+
+
+def test_follow_ups_asked_in_the_page_are_kept_and_their_citations_open_excerpts(server):
+    """Research in the page, ask a question and have the report rewritten in the box under
+    it; after a reload both are listed, the answer's citation opens the excerpt it cites, and
+    the rewrite is version 2 of the report, shown on asking."""
+    from playwright.sync_api import expect, sync_playwright
+
+    url, _ = server
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    files = [("files", (name, text.encode(), "text/markdown")) for name, text in NOTES.items()]
+    uploaded = httpx.post(
+        url + "api/collections/lake/files?description=lake", files=files, headers=headers
+    )
+    assert "event: done" in uploaded.text, uploaded.text
+    question = "What did Kestrel Works cost in the end?"
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=["--no-sandbox"]
+        )
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.goto(f"{url}?token={TOKEN}")
+            page.fill("#question", "Why was Kestrel Works built, and did it help Lake Veldmere?")
+            page.select_option("#length", "brief")
+            page.click("#run")
+            expect(page.locator("#report a.cite").first).to_be_visible(timeout=60_000)
+            expect(page.locator("#versions")).to_be_hidden()
+
+            page.fill("#followup", question)
+            page.click("#ask-followup")
+            expect(page.locator("#ask-followup")).to_be_disabled()
+            expect(page.locator("#followup-list li")).to_have_count(1, timeout=60_000)
+            page.fill("#followup", "shorter, in German")
+            page.click("#ask-followup")
+            expect(page.locator("#followup-list li")).to_have_count(2, timeout=60_000)
+            expect(page.locator("#report")).to_contain_text("Quellen")  # the new version shown
+            expect(page.locator("#version")).to_have_value("2")
+
+            page.reload()
+            page.locator("#runs li").first.click()
+            entries = page.locator("#followup-list > li")
+            expect(entries).to_have_count(2)
+            expect(entries.nth(0).locator("h3")).to_have_text(question)
+            expect(entries.nth(1).locator("h3")).to_have_text("shorter, in German")
+            expect(entries.nth(1)).to_contain_text("Version 2 of the report")
+            expect(page.locator("#report")).not_to_contain_text("Quellen")  # version 1 first
+            mark = entries.nth(0).locator(".answer a.cite").first
+            n = int(mark.inner_text().strip("[]"))
+            mark.click()
+            shown = entries.nth(0).locator(".excerpt blockquote").first
+            expect(shown).to_be_visible()
+            shown_text = shown.inner_text()
+            assert page.evaluate("window.pwned") is None
+            thread_id = page.locator("#runs li").first.get_attribute("data-thread")
+        finally:
+            browser.close()
+
+    saved = httpx.get(f"{url}api/runs/{thread_id}", headers=headers).json()["result"]
+    cited = [e["text"] for e in saved["excerpts"] if e["n"] == n]
+    assert cited and shown_text.strip() == cited[0].strip()
+    answer = saved["followups"][0]["answer"]
+    assert re.sub(r" ?\[\d+\]", "", answer).rstrip(".") in shown_text

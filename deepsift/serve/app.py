@@ -32,21 +32,25 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from deepsift.agents import AGENTS, Agent
-from deepsift.api import read_run
+from deepsift.api import CitedExcerpt, ResearchResult, read_run
 from deepsift.config import Settings
 from deepsift.deps import Deps
 from deepsift.errors import UserError
 from deepsift.ingest.pipeline import ingest
+from deepsift.llm.endpoint import endpoint_failure
 from deepsift.report.export import FORMATS, report_bytes
 from deepsift.retrieval.sources import WEB, WEB_DESCRIPTION
 from deepsift.serve import is_loopback
 from deepsift.serve.runs import (
     FINAL_EVENTS,
+    AskRequest,
     QueueFull,
     RunRecord,
     RunRequest,
     Runs,
+    Unfinished,
     UnknownRun,
+    followup_payload,
     one_line_error,
     result_payload,
     validation_line,
@@ -193,25 +197,50 @@ class Handlers:
     async def list_runs(self, request: Request) -> JSONResponse:
         return JSONResponse([record.model_dump() for record in self.runs.records()])
 
-    async def finished(self, thread_id: str) -> tuple[RunRecord | None, dict[str, Any] | None]:
+    async def finished(
+        self, thread_id: str
+    ) -> tuple[RunRecord | None, tuple[ResearchResult, list[CitedExcerpt]] | None]:
+        """The run's record, and what it saved (None: nothing yet, or it is queued or running)."""
         live = self.runs.get(thread_id)
         record = live.record if live else self.runs.record(thread_id)
         if live and not live.ended:
             return record, None
-        saved = await run_in_threadpool(read_run, thread_id, self.settings, self.deps)
-        if saved is None:
-            return record, None
-        result, excerpts = saved
-        payload = {**result_payload(result), "excerpts": [e.model_dump() for e in excerpts]}
-        return record, payload
+        return record, await run_in_threadpool(read_run, thread_id, self.settings, self.deps)
 
     async def get_run(self, request: Request) -> JSONResponse:
         thread_id = request.path_params["thread_id"]
-        record, result = await self.finished(thread_id)
-        if record is None and result is None:
+        record, saved = await self.finished(thread_id)
+        if record is None and saved is None:
             return _error(f"no run has thread id {thread_id}", 404)
         record_data = record.model_dump() if record else {"thread_id": thread_id}
+        result = None
+        if saved:
+            excerpts = [excerpt.model_dump() for excerpt in saved[1]]
+            result = {**result_payload(saved[0]), "excerpts": excerpts}
         return JSONResponse({"run": record_data, "result": result})
+
+    async def ask(self, request: Request) -> JSONResponse:
+        thread_id = request.path_params["thread_id"]
+        try:
+            asked = AskRequest.model_validate(await request.json())
+        except ValidationError as e:
+            return _error(f"a follow-up's JSON: {validation_line(e)}")
+        except ValueError:
+            return _error("a follow-up needs JSON {question}")
+        try:
+            answering = await run_in_threadpool(self.runs.ask, thread_id, asked.question)
+            followup = await asyncio.wrap_future(answering)
+        except UnknownRun as e:
+            return _error(str(e), 404)
+        except Unfinished as e:
+            return _error(str(e), 409)
+        except UserError as e:
+            return _error(str(e))
+        except Exception as e:  # the endpoint's failure is the answer; a bug is the server's
+            if endpoint_failure(e) is None:
+                raise
+            return _error(one_line_error(e), 502)
+        return JSONResponse(followup_payload(followup))
 
     async def events(self, request: Request) -> Response:
         thread_id = request.path_params["thread_id"]
@@ -245,12 +274,19 @@ class Handlers:
         thread_id, fmt = request.path_params["thread_id"], request.path_params["fmt"]
         if fmt not in FORMATS:
             return _error(f"no report format {fmt!r}; choose from {', '.join(FORMATS)}", 404)
-        _, result = await self.finished(thread_id)
-        if not result or not result["report"]:
+        version = request.query_params.get("version", "")
+        if version and not (version.isdigit() and int(version) > 0):
+            return _error(f"version {version!r}: a report's versions are numbered from 1")
+        _, saved = await self.finished(thread_id)
+        if not saved or not saved[0].report:
             return _error(f"run {thread_id} has no report (yet)", 404)
-        text = result["report"]
+        try:  # the version (default: the latest), the follow-up answers as an appendix
+            text = saved[0].exported(int(version) if version else None)
+        except UserError as e:
+            return _error(str(e), 404)
         data = await run_in_threadpool(report_bytes, text, fmt, "", self.settings.pdf_fonts)
-        disposition = f'attachment; filename="deepsift-{thread_id}.{fmt}"'
+        name = f"deepsift-{thread_id}-v{version}" if version else f"deepsift-{thread_id}"
+        disposition = f'attachment; filename="{name}.{fmt}"'
         return Response(data, media_type=MEDIA[fmt], headers={"Content-Disposition": disposition})
 
     async def upload(self, request: Request) -> Response:
@@ -286,6 +322,7 @@ class Handlers:
             Route("/api/runs", self.start_run, methods=["POST"]),
             Route("/api/runs/{thread_id}", self.get_run),
             Route("/api/runs/{thread_id}/cancel", self.cancel_run, methods=["POST"]),
+            Route("/api/runs/{thread_id}/ask", self.ask, methods=["POST"]),
             Route("/api/runs/{thread_id}/events", self.events),
             Route("/api/runs/{thread_id}/report.{fmt}", self.report),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),

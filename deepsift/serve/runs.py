@@ -7,7 +7,7 @@ import os
 import tempfile
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -17,7 +17,7 @@ from rich.text import Text
 
 from deepsift.agents import agent
 from deepsift.agents.live_steps import NEXT_STEP, step_lines
-from deepsift.api import new_thread_id, read_run, research
+from deepsift.api import FollowUpResult, ask, new_thread_id, read_run, research
 from deepsift.config import Length, Settings
 from deepsift.deps import Deps
 from deepsift.errors import UserError
@@ -42,6 +42,10 @@ class UnknownRun(UserError):
     """No run has the thread id asked for: HTTP 404."""
 
 
+class Unfinished(UserError):
+    """The run has not finished, or a follow-up to it is being answered: HTTP 409."""
+
+
 class RunRequest(BaseModel):
     """A research run asked for through the API; `thread_id` alone resumes that run."""
 
@@ -51,6 +55,12 @@ class RunRequest(BaseModel):
     language: str | None = Field(None, max_length=MAX_LANGUAGE_CHARS)
     agent: str = "deepsift"
     thread_id: str | None = Field(None, pattern=r"^[A-Za-z0-9_-]{1,64}$")
+
+
+class AskRequest(BaseModel):
+    """A follow-up question put to a finished run through the API."""
+
+    question: str = Field(max_length=MAX_QUESTION_CHARS)
 
 
 class RunRecord(BaseModel):
@@ -120,6 +130,7 @@ class Runs:
         self._lock = threading.Lock()
         self._runs: dict[str, Run] = {}
         self._waiting: list[str] = []
+        self._asking: set[str] = set()  # runs a follow-up is put to now, one each at a time
         self._index_path = settings.data_dir / INDEX_FILE
         self._index = self._read_index()
 
@@ -162,6 +173,39 @@ class Runs:
             self._tell_positions()
         self._pool.submit(self._run, run)
         return run
+
+    def ask(self, thread_id: str, question: str) -> Future[FollowUpResult]:
+        """Put a follow-up `question` to the finished run `thread_id` on the runs' workers (a
+        model job as a run is: on the embedded model, one at a time with the runs); a request
+        that cannot be answered is a UserError before anything is queued."""
+        if not question.strip():
+            raise UserError("the question is empty")
+        live = self._runs.get(thread_id)
+        if live and not live.ended:
+            raise Unfinished(f"run {thread_id} has not finished: ask when its report is done")
+        saved = read_run(thread_id, self.settings, self.deps)
+        if saved is None:
+            raise UnknownRun(f"no run has thread id {thread_id}")
+        if saved[0].status != "done" or not saved[0].report:
+            raise Unfinished(
+                f"run {thread_id} has not finished: resume it, then ask when its report is done"
+            )
+        with self._lock:
+            if thread_id in self._asking:
+                raise Unfinished(f"a follow-up to run {thread_id} is being answered: wait for it")
+            self._asking.add(thread_id)
+        return self._pool.submit(self._ask, thread_id, question)
+
+    def _ask(self, thread_id: str, question: str) -> FollowUpResult:
+        with self._lock:
+            self._running += 1
+            self._tell_positions()
+        try:
+            return ask(thread_id, question, self.settings, deps=self.deps)
+        finally:
+            with self._lock:
+                self._running -= 1
+                self._asking.discard(thread_id)
 
     def get(self, thread_id: str) -> Run | None:
         return self._runs.get(thread_id)
@@ -302,5 +346,15 @@ class Runs:
 
 
 def result_payload(result: Any) -> dict[str, Any]:
-    """A finished run as the page shows it: the result, and its report as safe HTML."""
-    return {**result.model_dump(), "html": body_html(result.report) if result.report else ""}
+    """A finished run as the page shows it: the result, and its report and follow-ups as safe
+    HTML."""
+    return {
+        **result.model_dump(),
+        "html": body_html(result.report) if result.report else "",
+        "followups": [followup_payload(followup) for followup in result.followups],
+    }
+
+
+def followup_payload(followup: FollowUpResult) -> dict[str, Any]:
+    """A follow-up as the page shows it: the result, and its answer or report as safe HTML."""
+    return {**followup.model_dump(), "html": body_html(followup.answer or followup.report)}

@@ -1,12 +1,14 @@
 // The deepsift page: ask a question, watch the run's steps, read the report and its cited
-// excerpts, download it, reopen past runs, upload documents. No framework, no build step.
+// excerpts, download it, ask the finished run follow-up questions, reopen past runs, upload
+// documents. No framework, no build step.
 "use strict";
 
 // With a token, the server keeps it in a cookie (set by the link it printed): no request here
 // names it, no URL carries it.
 const $ = (id) => document.getElementById(id);
-let current = null; // {threadId, events, excerpts}
+let current = null; // {threadId, excerpts, versions (each report version's HTML), version}
 const CONTROLS = ["length", "language", "agent"]; // kept across reloads, with the sources
+const FORMATS = { md: "Markdown", html: "HTML", pdf: "PDF", docx: "Word" };
 
 async function api(path, options = {}) {
   const response = await fetch(path, options);
@@ -161,14 +163,93 @@ function summary(result) {
 }
 
 function showResult(threadId, result) {
-  $("report").innerHTML = result.html; // rendered by the server from Markdown, raw HTML off
-  // A run that stopped or paused has no report to download yet.
-  $("exports").hidden = result.status !== "done" || !result.report;
-  for (const link of document.querySelectorAll("#exports a")) {
-    link.href = `/api/runs/${threadId}/report.${link.dataset.format}`;
-  }
+  current = { threadId, excerpts: result.excerpts || null, versions: [result.html], version: 1 };
+  // A run that stopped or paused has no report to download, nor to ask about, yet.
+  const finished = result.status === "done" && Boolean(result.report);
+  $("exports").hidden = !finished;
+  $("followups").hidden = !finished;
+  $("followup-list").replaceChildren();
+  for (const followup of result.followups || []) showFollowUp(followup);
+  $("followup").value = result.asking || ""; // a follow-up stopped part way: ask it again
+  $("followup-status").textContent = "";
+  showVersion(1);
   $("result").hidden = false;
-  current = { threadId, excerpts: result.excerpts || null };
+}
+
+function reportLink(version, format) {
+  return `/api/runs/${current.threadId}/report.${format}?version=${version}`;
+}
+
+function showVersion(version) {
+  current.version = version;
+  // Rendered by the server from Markdown, raw HTML off.
+  $("report").innerHTML = current.versions[version - 1];
+  for (const link of document.querySelectorAll("#exports a")) {
+    link.href = reportLink(version, link.dataset.format);
+  }
+  $("version").replaceChildren(
+    ...current.versions.map((_, n) => element("option", String(n + 1))),
+  );
+  $("version").value = String(version);
+  $("versions").hidden = current.versions.length < 2;
+}
+
+function showFollowUp(followup) {
+  const item = element("li");
+  item.append(element("h3", followup.question));
+  if (followup.kind === "report") {
+    current.versions[followup.version - 1] = followup.html;
+    const line = element("p", `Version ${followup.version} of the report: `);
+    const show = element("button", "Show");
+    show.type = "button";
+    show.addEventListener("click", () => {
+      showVersion(followup.version);
+      $("report").scrollIntoView();
+    });
+    line.append(show, " download:");
+    for (const [format, name] of Object.entries(FORMATS)) {
+      const link = element("a", name);
+      link.href = reportLink(followup.version, format);
+      link.download = "";
+      line.append(" ", link);
+    }
+    item.append(line);
+  } else {
+    const answer = element("div", undefined, "answer");
+    answer.innerHTML = followup.html; // rendered by the server from Markdown, raw HTML off
+    item.append(answer);
+  }
+  if (followup.searched.length) {
+    item.append(element("small", "searched again: " + followup.searched.join("; "), "dim"));
+  }
+  $("followup-list").append(item);
+}
+
+async function askFollowUp(event) {
+  event.preventDefault();
+  const threadId = current.threadId;
+  const status = $("followup-status");
+  $("ask-followup").disabled = true;
+  status.classList.remove("error");
+  status.textContent = "answering… (it waits for the model while a run has it)";
+  try {
+    const followup = await api(`/api/runs/${threadId}/ask`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ question: $("followup").value }),
+    });
+    if (current.threadId !== threadId) return; // another run opened meanwhile; it is kept
+    current.excerpts = null; // the answer may cite excerpts the page has not fetched
+    showFollowUp(followup);
+    if (followup.kind === "report") showVersion(followup.version);
+    $("followup").value = "";
+    status.textContent = "";
+  } catch (e) {
+    status.textContent = e.message;
+    status.classList.add("error");
+  } finally {
+    $("ask-followup").disabled = false;
+  }
 }
 
 async function excerptsOf(threadId) {
@@ -323,9 +404,12 @@ $("cancel").addEventListener("click", cancelRun);
 $("resume").addEventListener("click", resumeRun);
 restoreControls();
 $("upload-form").addEventListener("submit", upload);
-$("report").addEventListener("click", (event) => {
+$("followup-form").addEventListener("submit", askFollowUp);
+$("version").addEventListener("change", () => showVersion(Number($("version").value)));
+$("result").addEventListener("click", (event) => {
   const link = event.target.closest("a.cite");
-  if (!link) return;
+  // A rewritten version numbers its sources its own way: its marks go to its Sources list.
+  if (!link || (link.closest("#report") && current.version > 1)) return;
   event.preventDefault();
   openCitation(link);
 });
