@@ -16,7 +16,6 @@ from deepsift import Settings
 from deepsift.api import ask, read_run, research
 from deepsift.deps import Deps
 from deepsift.errors import UserError
-from deepsift.ingest.pipeline import ingest
 from deepsift.llm.chat import chat_model
 from deepsift.llm.embedders import get_embedder
 from deepsift.records import Source
@@ -25,9 +24,8 @@ from deepsift.report.followup import NOT_SAID, answer_followup
 from deepsift.report.headings import labels
 from deepsift.report.reshape import Reshape, reshaping
 from deepsift.report.shape import SHAPES
-from deepsift.store import Store
 
-from conftest import CORPUS
+from conftest import CORPUS, run_cli
 from fake_openai import FakeOpenAI, last_user_text, schema_name
 from scripted import ScriptedResearcher, ScriptedSearchO1, follow_up_answer
 
@@ -246,10 +244,13 @@ def test_a_follow_up_killed_part_way_converges_when_asked_again(tmp_path):
     """`deepsift ask` killed (SIGKILL) in its second model call; asked again with no question,
     it finishes the same follow-up from the reply it had already received, and keeps it once."""
     data = tmp_path / "data"
-    settings = Settings(data_dir=data)
-    store = Store(settings)
-    embedder = get_embedder(settings)
-    ingest([CORPUS / "operations"], "operations", store, embedder, settings, description="ops")
+    operations = CORPUS / "operations"
+
+    def ingested(name: str) -> None:
+        done = run_cli("ingest", str(operations / name), "--collection", "ops", data=data)
+        assert done.returncode == 0, done.stderr
+
+    ingested("board_minutes_2021-09-14.md")
     scripted = ScriptedResearcher()
     calls: list[str] = []
     blocking = threading.Event()
@@ -268,10 +269,6 @@ def test_a_follow_up_killed_part_way_converges_when_asked_again(tmp_path):
         return {"found": False, "sentences": []}
 
     with FakeOpenAI(responder) as server:
-        with_endpoint = settings.model_copy(update={"llm_base_url": server.url, "llm_api_key": "t"})
-        deps = Deps(with_endpoint, store, embedder, chat_model(with_endpoint))
-        thread = research(QUESTION, with_endpoint, deps=deps).thread_id
-        store.close()
         env = {
             "PATH": "/usr/bin:/bin",
             "HOME": str(tmp_path),
@@ -279,6 +276,10 @@ def test_a_follow_up_killed_part_way_converges_when_asked_again(tmp_path):
             "DEEPSIFT_LLM_BASE_URL": server.url,
             "DEEPSIFT_LLM_API_KEY": "t",
         }
+        researched = run_cli("research", QUESTION, "--json", data=data, **env)
+        assert researched.returncode == 0, researched.stderr
+        thread = json.loads(researched.stdout)["thread_id"]
+        ingested("kestrel_works_closeout_review.docx")  # what the follow-up's search finds
         command = [sys.executable, "-m", "deepsift", "ask", thread]
         asking = subprocess.Popen([*command, COST], env=env, cwd=tmp_path, start_new_session=True)
         assert blocking.wait(120), "the second call never came"
@@ -295,5 +296,5 @@ def test_a_follow_up_killed_part_way_converges_when_asked_again(tmp_path):
     assert said["question"] == COST and said["answer"].startswith(NOT_SAID)
     # The first call's reply was kept: asked once; the killed one was asked again.
     assert calls.count(calls[0]) == 1 and len(calls) == 3
-    run, _ = read_run(thread, with_endpoint)
+    run, _ = read_run(thread, Settings(data_dir=data, llm_base_url=server.url))
     assert [f.question for f in run.followups] == [COST] and run.asking == ""

@@ -42,7 +42,7 @@ def ask(
     with resources(settings, deps, True) as (deps, saver):
         agent, graph, saved = saved_thread("deepsift", deps, saver, thread_id)
         if not saved.values:
-            raise UserError(f"no run has thread id {thread_id}; list runs with: deepsift runs")
+            raise UserError(f"no run has thread id {thread_id}; start one with deepsift research")
         if saved.next:
             raise UserError(
                 f"run {thread_id} has not finished: finish it first with "

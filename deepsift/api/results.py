@@ -77,7 +77,7 @@ class ResearchResult(BaseModel):
     def exported(self, version: int | None = None) -> str:
         """Report version `version` (default: the latest) with the questions asked of the run
         and their answers as an appendix."""
-        number = version or len(self.versions)
+        number = len(self.versions) if version is None else version
         if not 1 <= number <= len(self.versions):
             raise UserError(
                 f"version {number}: run {self.thread_id} has versions 1 to {len(self.versions)}"

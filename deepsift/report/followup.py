@@ -23,7 +23,7 @@ from deepsift.report.evidence import sentences_of
 from deepsift.report.excerpts import numbered_sentences
 from deepsift.report.headings import is_english
 from deepsift.report.reader import label_of
-from deepsift.retrieval.search import search_source
+from deepsift.retrieval.search import search_among, search_source
 from deepsift.retrieval.sources import WEB
 from deepsift.text.words import words
 
@@ -61,7 +61,7 @@ def answer_followup(
     usage = Usage()
     shown = _evidence(question, list(known.values()), deps)
     said = None
-    if _holds(question, shown):
+    if asked := _holds(question, shown):
         said, cost = _ask(question, shown, deps)
         usage += cost
     found: dict[str, Chunk] = {}
@@ -69,9 +69,11 @@ def answer_followup(
         found, notes, cost = _search_again(question, values, deps)
         usage += cost
         searched += notes
+        before = shown
         shown = _evidence(question, [*known.values(), *found.values()], deps)
-        said, cost = _ask(question, shown, deps)
-        usage += cost
+        if shown != before or not asked:  # what the search found changes what is shown
+            said, cost = _ask(question, shown, deps)
+            usage += cost
     added = {i: c for i, c in found.items() if i not in known}
     if said is None:
         text = f"{NOT_SAID} Searched: {'; '.join(searched)}."
@@ -121,8 +123,7 @@ def _nearest(question: str, chunks: list[Chunk], deps: Deps) -> list[Chunk]:
             lists.append([own[i] for i in order[:NEAREST_CHUNKS]])
             continue
         by_id = {c.id: c for c in own}
-        vector = deps.embedder.embed_queries([question])[0]
-        hits = deps.store.search(source, question, vector, NEAREST_CHUNKS, ids=list(by_id))
+        hits = search_among(question, source, list(by_id), deps, NEAREST_CHUNKS)
         lists.append([by_id[hit.id] for hit in hits if hit.id in by_id])
     turns = max(map(len, lists), default=0)
     return [own[n] for n in range(turns) for own in lists if n < len(own)]

@@ -55,6 +55,15 @@ def hybrid_search(query: str, collection: str, deps: Deps, k: int) -> list[Chunk
     return deps.store.search(collection, query, vector, k)
 
 
+def search_among(query: str, collection: str, ids: list[str], deps: Deps, k: int) -> list[Chunk]:
+    """The k chunks of `ids` (a finished run's evidence) in one collection nearest `query`, by
+    the same hybrid search; none when `ids` is empty."""
+    if not ids:
+        return []
+    vector = deps.embedder.embed_queries([query])[0]
+    return deps.store.search(collection, query, vector, k, ids=ids)
+
+
 def search_branch(query: str, source: str, k: int, of_question: bool, deps: Deps) -> dict:
     """One branch of the research graph's fan-out: the question itself, or a decomposed
     sub-query, whose hits count SUB_QUERY_WEIGHT in the fusion."""
