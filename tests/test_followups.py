@@ -208,6 +208,8 @@ def test_an_exported_version_renumbers_the_answers_to_its_own_sources(finished):
         ("Add a section on the funding", Reshape(section="the funding")),
         ("Which RFC made the syntax shorter?", None),
         ("What did it cost?", None),
+        ("According to the expanded RFC, what does it allow?", None),
+        ("Could you make it shorter?", Reshape(length="brief")),
     ],
 )
 def test_a_request_is_read_as_a_rewrite_or_as_a_question(request_, shape):

@@ -3,6 +3,7 @@ those excerpts do not hold the answer are the run's sources searched again (no m
 plan it). The answer is a few cited sentences, each held to its excerpts as the report's are,
 citing with the report's numbers; with no support it says so, and what was searched."""
 
+import math
 import re
 import time
 from collections.abc import Mapping
@@ -12,6 +13,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel
 
 from deepsift.deps import Deps
+from deepsift.ingest.facts import facts_text
 from deepsift.llm.embedders import similarities
 from deepsift.llm.structured import ask_structured
 from deepsift.prompts import followup as prompt
@@ -19,23 +21,36 @@ from deepsift.records import Chunk, FollowUp, Source, Usage
 from deepsift.report import checks
 from deepsift.report.cited_text import CitedSentence, Sentences, clean, render
 from deepsift.report.claims import hold_to_evidence
-from deepsift.report.evidence import sentences_of
 from deepsift.report.excerpts import numbered_sentences
 from deepsift.report.headings import is_english
 from deepsift.report.reader import label_of
 from deepsift.retrieval.search import search_among, search_source
 from deepsift.retrieval.sources import WEB
+from deepsift.text.sentences import split_sentences
 from deepsift.text.words import words
 
-NEAREST_CHUNKS = 6  # of each source's excerpts, those nearest the question give sentences
-SHOWN_SENTENCES = 12  # shown to the model: some 400 tokens, so one call stays short
+NEAREST_CHUNKS = 6  # of each source's excerpts, those nearest the question give passages
+SHOWN_PASSAGES = 12  # shown to the model: some 500 tokens, so one call stays short
+PASSAGE_CHARS = 300  # of a code block or an overlong sentence, shown
 RANK_BONUS = 0.1  # over 1 + the rank of its excerpt: the question's words may be in its title
+TERMS_BONUS = 0.3  # times the share of the question's terms (the rarer weigh more) it holds
 ANSWER_TOKENS = 240
 # The share of the question's terms the shown sentences (with their documents' titles) must
 # hold for the model to be asked from them before any search; a number in the question must
 # be held, whatever the share.
 COVERED = 0.6
 NOT_SAID = "The documents do not say."
+_WORDS = re.compile(r"[^\W\d_]{2,}")  # a word of letters: "..." or "[3]" says nothing
+_ASKS_FIGURE = re.compile(
+    r"(?i)\b(how (many|much|long|often|far|old)|what (number|version|year|percentage|share)|"
+    r"which (?:\w+ )?(version|release|year)|in what year|when)\b"
+)
+_FIGURE = re.compile(
+    r"\d+(?:\.\d+)?|(?i:\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+    r"twenty|thirty|forty|fifty|hundred|thousand|million|once|twice|annual\w*|yearly|monthly|"
+    r"weekly|daily)\b)"
+)
+_LINK_LINE = re.compile(r"^\s*\[[^\]]+\]:\s*\S+")  # a Markdown link's target: "[x]: https://…"
 _STOP = set(
     """the and how what why when which who whom whose was were did does do its his her their
     this that these those with from into for about have has had been are is it in on of to by
@@ -88,25 +103,62 @@ def answer_followup(
 
 
 def _evidence(question: str, chunks: list[Chunk], deps: Deps) -> list[tuple[str, Chunk]]:
-    """The sentences shown for `question`: those of the excerpts nearest it (each collection's
-    by its own hybrid search among them, the web's by meaning), the nearest first chosen, then
-    grouped by document in the order of their excerpts."""
+    """What is shown for `question`: the passages of the excerpts nearest it (each collection's
+    by its own hybrid search among them, the web's by meaning) and their documents' facts, the
+    best SHOWN_PASSAGES by meaning and by the question's rarer terms, grouped by document in
+    the order of their excerpts."""
     nearest = _nearest(question, chunks, deps)
     candidates, seen = [], set()
     for rank, chunk in enumerate(nearest):
-        for sentence in sentences_of(chunk):
-            key = " ".join(sentence.casefold().split())
-            if key not in seen:
-                seen.add(key)
-                candidates.append((sentence, chunk, rank))
+        for passage in _passages(chunk, first=chunk.source not in seen):
+            candidates.append((passage, chunk, rank))
+        seen.add(chunk.source)
     if not candidates:
         return []
-    near = similarities(deps.embedder, [question], [s for s, _, _ in candidates], documents=True)
-    scores = [near[0][i] + RANK_BONUS / (1 + rank) for i, (_, _, rank) in enumerate(candidates)]
-    best = sorted(range(len(candidates)), key=lambda i: -scores[i])[:SHOWN_SENTENCES]
+    texts = [passage for passage, _, _ in candidates]
+    near = similarities(deps.embedder, [question], texts, documents=True)[0]
+    held = _held_terms(question, texts)
+    scores = [
+        near[i] + TERMS_BONUS * held[i] + RANK_BONUS / (1 + rank)
+        for i, (_, _, rank) in enumerate(candidates)
+    ]
+    best = sorted(range(len(candidates)), key=lambda i: -scores[i])[:SHOWN_PASSAGES]
     order = {c.source: n for n, c in reversed(list(enumerate(nearest)))}
     best.sort(key=lambda i: (order[candidates[i][1].source], i))
     return [(candidates[i][0], candidates[i][1]) for i in best]
+
+
+def _passages(chunk: Chunk, first: bool) -> list[str]:
+    """The chunk as passages a short answer may rest on: its sentences and list items, each
+    code block as one (cut to PASSAGE_CHARS), no headings or link lines; with `first`, its
+    document's facts (authors, dates, status …) as one more."""
+    text = chunk.text
+    if chunk.title and text.startswith(chunk.title) and "\n\n" in text:
+        text = text.split("\n\n", 1)[1]  # its context line ("Title > Section")
+    passages = [f"{label_of(chunk)}: {facts_text(chunk.facts)}"] if first and chunk.facts else []
+    for block in re.split(r"\n\s*\n", text):
+        lines = [line for line in block.splitlines() if not _LINK_LINE.match(line)]
+        if not lines or lines[0].lstrip().startswith("#"):
+            lines = lines[1:]
+        if not lines:
+            continue
+        if lines[0].lstrip().startswith(("```", "~~~", "    ")):
+            code = " ".join(" ".join(lines).replace("```", " ").split())
+            passages.append(code[:PASSAGE_CHARS])
+            continue
+        for item in re.split(r"\n\s*(?:[-*+]|\d+[.)])\s+", "\n" + "\n".join(lines)):
+            prose = " ".join(item.split())
+            passages += [s[:PASSAGE_CHARS] for s in split_sentences(prose) if len(s.split()) >= 3]
+    return passages
+
+
+def _held_terms(question: str, texts: list[str]) -> list[float]:
+    """Each text's share of the question's terms, weighted by how few of `texts` hold each."""
+    terms = _terms(question)
+    bags = [_terms(text) for text in texts]
+    weight = {t: math.log((1 + len(bags)) / (1 + sum(t in bag for bag in bags))) for t in terms}
+    whole = sum(weight.values()) or 1.0
+    return [sum(weight[t] for t in terms & bag) / whole for bag in bags]
 
 
 def _nearest(question: str, chunks: list[Chunk], deps: Deps) -> list[Chunk]:
@@ -206,8 +258,21 @@ def _ask(
         check_names=is_english(language),
         faults=faults,
     )
-    kept = [s for s in kept if s]
-    return kept or None, usage
+    kept = [s for s in kept if s and len(_WORDS.findall(s.text)) >= 3]
+    return (kept if _answers(question, kept) else None), usage
+
+
+def _answers(question: str, said: list[CitedSentence]) -> bool:
+    """Whether `said` may answer `question`: something is said, and a question that asks for a
+    figure (how many, which version, when) gets one it did not give itself. A small model
+    answers an unanswerable question with a near sentence ("… since 1.0" for "which 1.x
+    release?") rather than say that nothing answers it."""
+    if not said:
+        return False
+    if not _ASKS_FIGURE.search(question):
+        return True
+    given = {f.casefold() for f in _FIGURE.findall(question)}
+    return any({f.casefold() for f in _FIGURE.findall(s.text)} - given for s in said)
 
 
 def _with_citation(sentence: CitedSentence, excerpts: dict[int, str]) -> CitedSentence:

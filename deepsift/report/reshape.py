@@ -26,8 +26,12 @@ _BRIEF = re.compile(
 )
 _LONG = re.compile(r"(?i)\b(longer|lengthen\w*|in (?:more )?depth|more detail\w*|expand\w*)\b")
 _TABLE = re.compile(r"(?i)\b(?:as|in|into)\s+(?:a\s+)?table\b|\btabular\b|\btabulate\b")
-# A request that opens like a question asks about the report, though it may say "shorter".
-_QUESTION = re.compile(r"(?i)^\s*(who|whom|whose|what|which|when|where|why|how)\b")
+# A request that opens like a question, or ends like one, asks about the report's subject,
+# though it may say "shorter" or "expanded"; "Can you make it shorter?" asks for a rewrite.
+_QUESTION = re.compile(
+    r"(?i)^\s*(who|whom|whose|what|which|when|where|why|how)\b"
+    r"|^(?!\s*(?:can|could|would|will)\s+you\b).*\?\s*$"
+)
 CELL_SENTENCES = 3  # of what the report says of a document, in its row of the table
 
 
