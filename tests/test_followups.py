@@ -59,20 +59,24 @@ def searches(monkeypatch):
     return made
 
 
-def test_a_follow_up_the_run_s_evidence_answers_takes_one_call_and_cites_the_report_s_number(
+def test_a_follow_up_the_run_s_evidence_answers_takes_one_call_and_adds_nothing_to_the_run(
     finished, searches
 ):
     result, settings, deps, server = finished
     before = len(server.requests)
+    chunks = len(read_run(result.thread_id, settings, deps=deps)[0].sources)
 
     answer = ask(result.thread_id, COST, settings, deps=deps)
 
     assert answer.kind == "answer" and "29.3 million" in answer.answer
     assert answer.usage.llm_calls == 1 and len(server.requests) == before + 1
-    assert searches == [] and answer.searched == []
+    # The run's sources were searched again (no model call); its own excerpts were nearer.
+    assert {source for _, source in searches} == {"operations", "science"}
+    assert answer.searched == []
     report_numbers = {s.source: s.n for s in result.sources}
     assert answer.sources and all(report_numbers[s.source] == s.n for s in answer.sources)
     assert f"[{answer.sources[0].n}]" in answer.answer
+    assert len(read_run(result.thread_id, settings, deps=deps)[0].sources) == chunks
 
 
 def test_a_follow_up_the_evidence_does_not_answer_searches_the_run_s_sources(deps, searches):
@@ -122,7 +126,7 @@ def test_an_answer_that_fails_the_claim_check_is_not_given(tmp_path, sample_stor
         answer = ask(result.thread_id, COST, settings, deps=deps)
 
     assert answer.answer.startswith(NOT_SAID) and "99.9" not in answer.answer
-    assert answer.usage.llm_calls == 2  # the evidence, then the search's: neither holds
+    assert answer.usage.llm_calls == 1
 
 
 def test_the_conversation_is_kept_in_the_thread_and_exported_as_an_appendix(finished):
@@ -242,33 +246,25 @@ def test_asking_an_unknown_or_unfinished_run_is_one_line(finished):
         ask("nope", COST, settings, deps=deps)
 
 
-def test_a_follow_up_killed_part_way_converges_when_asked_again(tmp_path):
-    """`deepsift ask` killed (SIGKILL) in its second model call; asked again with no question,
-    it finishes the same follow-up from the reply it had already received, and keeps it once."""
+def test_a_rewrite_killed_part_way_converges_when_asked_again(tmp_path):
+    """`deepsift ask THREAD "in German"` killed (SIGKILL) once its sections are written, while
+    the headings are asked; asked again with no question, it finishes that rewrite from the
+    section replies it had already received, and keeps it once."""
     data = tmp_path / "data"
-    operations = CORPUS / "operations"
-
-    def ingested(name: str) -> None:
-        done = run_cli("ingest", str(operations / name), "--collection", "ops", data=data)
-        assert done.returncode == 0, done.stderr
-
-    ingested("board_minutes_2021-09-14.md")
+    ingested = run_cli("ingest", str(CORPUS / "operations"), "--collection", "ops", data=data)
+    assert ingested.returncode == 0, ingested.stderr
     scripted = ScriptedResearcher()
-    calls: list[str] = []
+    asked: list[str] = []
+    armed = threading.Event()  # once the run is done: the rewrite's headings call blocks
     blocking = threading.Event()
     released = threading.Event()
 
     def responder(body):
-        if schema_name(body) != "FollowUpAnswer":
-            return scripted(body)
-        calls.append(last_user_text(body))
-        if len(calls) == 1:
-            return {"found": False, "sentences": []}  # the run's evidence: not enough
-        if blocking.is_set():
-            return {"found": False, "sentences": []}
-        blocking.set()
-        released.wait(60)  # killed while it waits
-        return {"found": False, "sentences": []}
+        asked.append(schema_name(body))
+        if schema_name(body) == "SectionHeadings" and armed.is_set() and not blocking.is_set():
+            blocking.set()
+            released.wait(60)  # killed while it waits
+        return scripted(body)
 
     with FakeOpenAI(responder) as server:
         env = {
@@ -281,22 +277,28 @@ def test_a_follow_up_killed_part_way_converges_when_asked_again(tmp_path):
         researched = run_cli("research", QUESTION, "--json", data=data, **env)
         assert researched.returncode == 0, researched.stderr
         thread = json.loads(researched.stdout)["thread_id"]
-        ingested("kestrel_works_closeout_review.docx")  # what the follow-up's search finds
+        started = len(asked)
+        armed.set()
         command = [sys.executable, "-m", "deepsift", "ask", thread]
-        asking = subprocess.Popen([*command, COST], env=env, cwd=tmp_path, start_new_session=True)
-        assert blocking.wait(120), "the second call never came"
-        os.killpg(asking.pid, signal.SIGKILL)
-        asking.wait()
+        rewriting = subprocess.Popen(
+            [*command, "in German"], env=env, cwd=tmp_path, start_new_session=True
+        )
+        assert blocking.wait(120), "the rewrite never asked for its headings"
+        os.killpg(rewriting.pid, signal.SIGKILL)
+        rewriting.wait()
         released.set()
+        killed_at = len(asked)
         again = subprocess.run(
             [*command, "--json"], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300
         )
+        resumed = asked[killed_at:]
+        run, _ = read_run(thread, Settings(data_dir=data, llm_base_url=server.url))
 
     assert again.returncode == 0, again.stderr
     said = json.loads(again.stdout)
     assert set(said) >= {"answer", "sources", "usage", "thread_id"}
-    assert said["question"] == COST and said["answer"].startswith(NOT_SAID)
-    # The first call's reply was kept: asked once; the killed one was asked again.
-    assert calls.count(calls[0]) == 1 and len(calls) == 3
-    run, _ = read_run(thread, Settings(data_dir=data, llm_base_url=server.url))
-    assert [f.question for f in run.followups] == [COST] and run.asking == ""
+    assert said["question"] == "in German" and said["kind"] == "report" and said["version"] == 2
+    assert "## Quellen" in said["report"]
+    # The sections written before the kill were not asked again: their replies were kept.
+    assert "Restated" in asked[started:killed_at] and "Restated" not in resumed
+    assert [f.question for f in run.followups] == ["in German"] and run.asking == ""

@@ -1,7 +1,11 @@
-"""A follow-up question on a finished run, answered from the run's own evidence first: only when
-those excerpts do not hold the answer are the run's sources searched again (no model call to
-plan it). The answer is a few cited sentences, each held to its excerpts as the report's are,
-citing with the report's numbers; with no support it says so, and what was searched."""
+"""A follow-up question on a finished run, answered in one model call from the run's own
+evidence, and from a new search of the run's sources (retrieval only, no model call) where that
+finds passages nearer the question: the run's excerpts may hold a document's other chunks but
+not the one that answers (on the public RFC follow-ups whose answer is in a document the report
+cites, 4 of 12 answers were in chunks the run had not retrieved). What the search adds is kept
+in the run only when it is shown. The answer is a few cited sentences, each held to its
+excerpts as the report's are, citing with the report's numbers; with no support it says so,
+and what was searched."""
 
 import math
 import re
@@ -35,16 +39,14 @@ PASSAGE_CHARS = 300  # of a code block or an overlong sentence, shown
 RANK_BONUS = 0.1  # over 1 + the rank of its excerpt: the question's words may be in its title
 TERMS_BONUS = 0.3  # times the share of the question's terms (the rarer weigh more) it holds
 ANSWER_TOKENS = 240
-# The share of the question's terms the shown sentences (with their documents' titles) must
-# hold for the model to be asked from them before any search; a number in the question must
-# be held, whatever the share.
-COVERED = 0.6
 NOT_SAID = "The documents do not say."
-_WORDS = re.compile(r"[^\W\d_]{2,}")  # a word of letters: "..." or "[3]" says nothing
 _ASKS_FIGURE = re.compile(
     r"(?i)\b(how (many|much|long|often|far|old)|what (number|version|year|percentage|share)|"
-    r"which (?:\w+ )?(version|release|year)|in what year|when)\b"
+    r"which (?:[a-z]+ )?(version|release|year)|in what year|^\s*when|"
+    r"when (?:was|were|did|is|will))\b"
 )
+_ASKS_VERSION = re.compile(r"(?i)\b\d+\.x\b|\bversion number")
+_ASKS_COUNT = re.compile(r"(?i)\bhow (many|much)\b")
 _FIGURE = re.compile(
     r"\d+(?:\.\d+)?|(?i:\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
     r"twenty|thirty|forty|fifty|hundred|thousand|million|once|twice|annual\w*|yearly|monthly|"
@@ -67,36 +69,28 @@ class FollowUpAnswer(BaseModel):
 def answer_followup(
     values: Mapping[str, Any], question: str, deps: Deps
 ) -> tuple[FollowUp, dict[str, Chunk]]:
-    """The answer to `question` from the run's saved state (`values`), and the chunks a new
-    search added to its evidence ({} when none ran)."""
+    """The answer to `question` from the run's saved state (`values`), and the chunks the new
+    search adds to its evidence ({} when the run's own were nearer the question)."""
     started = time.monotonic()
     known: dict[str, Chunk] = dict(values.get("chunks", {}))
-    documents = len({c.source for c in known.values()})
-    searched = [f"the run's {len(known)} excerpts from {documents} documents"]
-    usage = Usage()
-    shown = _evidence(question, list(known.values()), deps)
-    said = None
-    if asked := _holds(question, shown):
-        said, cost = _ask(question, shown, deps)
-        usage += cost
-    found: dict[str, Chunk] = {}
-    if said is None:
-        found, notes, cost = _search_again(question, values, deps)
-        usage += cost
-        searched += notes
-        before = shown
-        shown = _evidence(question, [*known.values(), *found.values()], deps)
-        if shown != before or not asked:  # what the search found changes what is shown
-            said, cost = _ask(question, shown, deps)
-            usage += cost
+    found, search, usage = _search_again(question, values, deps)
+    shown = _evidence(question, [*known.values(), *found.values()], deps)
+    said, cost = _ask(question, shown, deps)
+    usage += cost
+    # The search's finds join the run's evidence only where they were needed: shown.
     added = {i: c for i, c in found.items() if i not in known}
+    if not any(chunk.id in added for _, chunk in shown):
+        added = {}
+    searched = search if added else []
     if said is None:
-        text = f"{NOT_SAID} Searched: {'; '.join(searched)}."
-        record = FollowUp(request=question, kind="answer", text=text, searched=searched[1:])
+        documents = len({c.source for c in known.values()})
+        tried = [f"the run's {len(known)} excerpts from {documents} documents", *search]
+        text = f"{NOT_SAID} Searched: {'; '.join(tried)}."
+        record = FollowUp(request=question, kind="answer", text=text, searched=searched)
     else:
         text, sources = _cited(said, shown, values)
         record = FollowUp(
-            request=question, kind="answer", text=text, sources=sources, searched=searched[1:]
+            request=question, kind="answer", text=text, sources=sources, searched=searched
         )
     seconds = round(time.monotonic() - started, 2)
     return record.model_copy(update={"usage": usage, "seconds": seconds}), added
@@ -146,9 +140,13 @@ def _passages(chunk: Chunk, first: bool) -> list[str]:
             code = " ".join(" ".join(lines).replace("```", " ").split())
             passages.append(code[:PASSAGE_CHARS])
             continue
-        for item in re.split(r"\n\s*(?:[-*+]|\d+[.)])\s+", "\n" + "\n".join(lines)):
-            prose = " ".join(item.split())
-            passages += [s[:PASSAGE_CHARS] for s in split_sentences(prose) if len(s.split()) >= 3]
+        prose, *items = re.split(r"\n\s*(?:[-*+]|\d+[.)])\s+", "\n" + "\n".join(lines))
+        sentences = [s for s in split_sentences(" ".join(prose.split())) if len(s.split()) >= 3]
+        items = [" ".join(item.split()) for item in items]
+        if sentences and items and sentences[-1].endswith(":"):  # "… are: a; b; c."
+            sentences[-1] = f"{sentences[-1]} {'; '.join(items)}."
+            items = []
+        passages += [text[:PASSAGE_CHARS] for text in [*sentences, *items] if text]
     return passages
 
 
@@ -183,17 +181,6 @@ def _nearest(question: str, chunks: list[Chunk], deps: Deps) -> list[Chunk]:
 
 def _terms(text: str) -> set[str]:
     return {w[:5] for w in words(text.casefold()) if w not in _STOP and len(w) > 2}
-
-
-def _holds(question: str, shown: list[tuple[str, Chunk]]) -> bool:
-    """Whether the shown sentences, with their documents' names, may answer the question: they
-    hold every number it gives and most of its terms (COVERED)."""
-    held = " ".join(f"{label_of(chunk)} {chunk.source} {text}" for text, chunk in shown)
-    terms, have = _terms(question), _terms(held)
-    numbers = set(re.findall(r"\d+", question))
-    if not terms or not numbers <= set(re.findall(r"\d+", held)):
-        return False
-    return len(terms & have) >= COVERED * len(terms)
 
 
 def _search_again(
@@ -258,21 +245,32 @@ def _ask(
         check_names=is_english(language),
         faults=faults,
     )
-    kept = [s for s in kept if s and len(_WORDS.findall(s.text)) >= 3]
+    kept = [s for s in kept if s and _says_something(s.text)]
     return (kept if _answers(question, kept) else None), usage
+
+
+def _says_something(text: str) -> bool:
+    """Three words or more: a small model may answer "..." citing an excerpt."""
+    return sum(sum(ch.isalpha() for ch in word) >= 2 for word in words(text)) >= 3
 
 
 def _answers(question: str, said: list[CitedSentence]) -> bool:
     """Whether `said` may answer `question`: something is said, and a question that asks for a
-    figure (how many, which version, when) gets one it did not give itself. A small model
-    answers an unanswerable question with a near sentence ("… since 1.0" for "which 1.x
-    release?") rather than say that nothing answers it."""
+    figure (how many, which version, when) gets one of that kind that it did not give itself:
+    a version number for "which 1.x release", not a year; a count, not a year. A small model
+    answers an unanswerable question with a near sentence ("its first edition in 2018" for
+    "which 1.x release?") rather than say that nothing answers it."""
     if not said:
         return False
     if not _ASKS_FIGURE.search(question):
         return True
     given = {f.casefold() for f in _FIGURE.findall(question)}
-    return any({f.casefold() for f in _FIGURE.findall(s.text)} - given for s in said)
+    figures = {f.casefold() for s in said for f in _FIGURE.findall(s.text)} - given
+    if _ASKS_VERSION.search(question):  # "which 1.x release": a version number, not a year
+        return any(re.fullmatch(r"\d+\.\d+", f) for f in figures)
+    if _ASKS_COUNT.search(question):  # "how many": a year is no count
+        figures = {f for f in figures if not re.fullmatch(r"(?:19|20)\d\d", f)}
+    return bool(figures)
 
 
 def _with_citation(sentence: CitedSentence, excerpts: dict[int, str]) -> CitedSentence:
