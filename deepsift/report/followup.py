@@ -25,6 +25,7 @@ from deepsift.records import Chunk, FollowUp, Source, Usage
 from deepsift.report import checks
 from deepsift.report.cited_text import CitedSentence, Sentences, clean, render
 from deepsift.report.claims import hold_to_evidence
+from deepsift.report.evidence import as_prose
 from deepsift.report.excerpts import numbered_sentences
 from deepsift.report.headings import is_english
 from deepsift.report.reader import label_of
@@ -227,7 +228,10 @@ def _ask(
     excerpts = {
         n: f"{label_of(chunk)} {chunk.title}: {text}" for n, (text, chunk) in enumerate(shown, 1)
     }
-    sentences = [_with_citation(s, excerpts) for s in clean(reply.sentences, set(excerpts))]
+    sentences = [
+        _with_citation(s.model_copy(update={"text": as_prose(s.text)}), excerpts)
+        for s in clean(reply.sentences, set(excerpts))
+    ]
 
     def faults(sentence: CitedSentence) -> str:
         cited = [excerpts[n] for n in sentence.excerpts]
