@@ -258,3 +258,24 @@ def test_asked_for_the_web_search_o1_searches_the_question_there_too(
     assert QUESTION in tavily.queries
     assert any(said.startswith(f"“{QUESTION}”: ") for said in result.web_searches)
     assert "The web was searched: " in result.report
+
+
+def test_a_follow_up_searches_the_web_again_only_when_the_run_had_it(
+    tmp_path, scripted_llm, sample_store, site, tavily
+):
+    from deepsift.api import ask
+
+    deps = web_deps(tmp_path, scripted_llm.url, sample_store, tavily)
+    with_web = research(QUESTION, deps.settings, collections=["science", "web"], deps=deps)
+    without = research(QUESTION, deps.settings, collections=["science"], web=False, deps=deps)
+    question = "When was the plant's ozone stage added?"
+
+    tavily.queries.clear()
+    answer = ask(with_web.thread_id, question, deps.settings, deps=deps)
+    assert question in tavily.queries  # with its rephrasings (one model call)
+    assert answer.usage.llm_calls == 2
+    assert "2021" in answer.answer and any(s.source.startswith(site.url) for s in answer.sources)
+
+    tavily.queries.clear()
+    ask(without.thread_id, question, deps.settings, deps=deps)
+    assert tavily.queries == []

@@ -147,7 +147,7 @@ def _passages(chunk: Chunk, first: bool) -> list[str]:
         if sentences and items and sentences[-1].endswith(":"):  # "… are: a; b; c."
             sentences[-1] = f"{sentences[-1]} {'; '.join(items)}."
             items = []
-        passages += [text[:PASSAGE_CHARS] for text in [*sentences, *items] if text]
+        passages += [p[:PASSAGE_CHARS] for p in [*sentences, *items] if p]
     return passages
 
 
