@@ -292,6 +292,9 @@ def test_a_rewrite_killed_part_way_converges_when_asked_again(tmp_path):
             [*command, "--json"], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300
         )
         resumed = asked[killed_at:]
+        answered = run_cli("ask", thread, COST, "--json", data=data, **env)
+        listed = run_cli("ask", thread, data=data, **env)
+        exported = run_cli("ask", thread, "-o", str(tmp_path / "report.md"), data=data, **env)
         run, _ = read_run(thread, Settings(data_dir=data, llm_base_url=server.url))
 
     assert again.returncode == 0, again.stderr
@@ -301,4 +304,10 @@ def test_a_rewrite_killed_part_way_converges_when_asked_again(tmp_path):
     assert "## Quellen" in said["report"]
     # The sections written before the kill were not asked again: their replies were kept.
     assert "Restated" in asked[started:killed_at] and "Restated" not in resumed
-    assert [f.question for f in run.followups] == ["in German"] and run.asking == ""
+    assert [f.question for f in run.followups] == ["in German", COST] and run.asking == ""
+    # The CLI lists the conversation and exports the latest version with the answer appended.
+    assert answered.returncode == listed.returncode == exported.returncode == 0
+    assert "1. in German" in listed.stderr and f"2. {COST}" in listed.stderr
+    written = (tmp_path / "report.md").read_text()
+    assert "## Quellen" in written and f"## Follow-up questions\n\n### {COST}" in written
+    assert json.loads(answered.stdout)["answer"] in written
