@@ -256,9 +256,7 @@ def test_references_follow_the_folder_through_edit_and_prune(tmp_path):
     assert edited == ["0033-unrelated.md"] and pruned == []
 
 
-def test_a_reference_the_question_s_own_search_does_not_find_is_not_followed(
-    tmp_path, monkeypatch
-):
+def test_a_reference_the_question_s_own_search_does_not_find_is_not_followed(tmp_path, monkeypatch):
     import deepsift.retrieval.hop as hop
     from deepsift.ingest.pipeline import ingest
     from deepsift.retrieval.ranking import result_list

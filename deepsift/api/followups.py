@@ -28,8 +28,9 @@ def ask(
     keep: bool = True,
     cancel: threading.Event | None = None,
 ) -> FollowUpResult:
-    """Ask the finished run `thread_id` a follow-up `question`, answered from its evidence
-    first (deepsift.report.followup), or have its report rewritten ("shorter", "in German",
+    """Ask the finished run `thread_id` a follow-up `question`, answered in one model call
+    from its evidence and a new search of its sources (deepsift.report.followup), or have its
+    report rewritten ("shorter", "in German",
     "as a table", "add a section on X": deepsift.report.reshape). The exchange is kept in the
     thread (`keep`; off: answered from the run's evidence and forgotten, as evaluation asks),
     written once it is done; one stopped part way is answered again by asking again (or with
