@@ -2,8 +2,8 @@
 evidence, and from a new search of the run's sources (retrieval only, no model call) where that
 finds passages nearer the question: the run's excerpts may hold a document's other chunks but
 not the one that answers (on the public RFC follow-ups whose answer is in a document the report
-cites, 4 of 12 answers were in chunks the run had not retrieved). What the search adds is kept
-in the run only when it is shown. The answer is a few cited sentences, each held to its
+cites, 4 of 12 answers were in chunks the run had not retrieved). What the search finds is
+kept in the run where the answer cites it. The answer is a few cited sentences, each held to its
 excerpts as the report's are, citing with the report's numbers; with no support it says so,
 and what was searched."""
 
@@ -71,27 +71,29 @@ def answer_followup(
     values: Mapping[str, Any], question: str, deps: Deps
 ) -> tuple[FollowUp, dict[str, Chunk]]:
     """The answer to `question` from the run's saved state (`values`), and the chunks the new
-    search adds to its evidence ({} when the run's own were nearer the question)."""
+    search adds to its evidence: those the answer cites ({} when it rests on the run's own)."""
     started = time.monotonic()
     known: dict[str, Chunk] = dict(values.get("chunks", {}))
     found, search, usage = _search_again(question, values, deps)
     shown = _evidence(question, [*known.values(), *found.values()], deps)
     said, cost = _ask(question, shown, deps)
     usage += cost
-    # The search's finds join the run's evidence only where they were needed: shown.
-    added = {i: c for i, c in found.items() if i not in known}
-    if not any(chunk.id in added for _, chunk in shown):
-        added = {}
-    searched = search if added else []
     if said is None:
         documents = len({c.source for c in known.values()})
         tried = [f"the run's {len(known)} excerpts from {documents} documents", *search]
         text = f"{NOT_SAID} Searched: {'; '.join(tried)}."
-        record = FollowUp(request=question, kind="answer", text=text, searched=searched)
+        record, added = FollowUp(request=question, kind="answer", text=text), {}
     else:
         text, sources = _cited(said, shown, values)
+        # What the search found joins the run's evidence where the answer rests on it.
+        cited = {i for source in sources for i in source.chunk_ids}
+        added = {i: c for i, c in found.items() if i in cited and i not in known}
         record = FollowUp(
-            request=question, kind="answer", text=text, sources=sources, searched=searched
+            request=question,
+            kind="answer",
+            text=text,
+            sources=sources,
+            searched=search if added else [],
         )
     seconds = round(time.monotonic() - started, 2)
     return record.model_copy(update={"usage": usage, "seconds": seconds}), added
