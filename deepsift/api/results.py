@@ -78,15 +78,19 @@ class ResearchResult(BaseModel):
         """Report version `version` (default: the latest) with the questions asked of the run
         and their answers as an appendix."""
         number = len(self.versions) if version is None else version
-        if not 1 <= number <= len(self.versions):
-            raise UserError(
-                f"version {number}: run {self.thread_id} has versions 1 to {len(self.versions)}"
-            )
+        sources = self.sources_of(number)  # refuses a version the run does not have
         report = self.versions[number - 1]
-        rewrites = [f for f in self.followups if f.kind == "report"]
-        sources = rewrites[number - 2].sources if number > 1 else self.sources
         answers = [f for f in self.followups if f.kind == "answer"]
         return f"{report.rstrip()}\n\n{appendix(answers, sources)}\n" if answers else report
+
+    def sources_of(self, version: int) -> list[CitedSource]:
+        """The sources report version `version` cites (its numbers are its own)."""
+        if not 1 <= version <= len(self.versions):
+            raise UserError(
+                f"version {version}: run {self.thread_id} has versions 1 to {len(self.versions)}"
+            )
+        rewrites = [f for f in self.followups if f.kind == "report"]
+        return rewrites[version - 2].sources if version > 1 else self.sources
 
 
 def run_result(agent: str, saved: StateSnapshot, thread_id: str, seconds: float) -> ResearchResult:
@@ -163,13 +167,16 @@ def appendix(answers: list[FollowUpResult], sources: list[CitedSource]) -> str:
             f"### {flat(answer.question).lstrip('#').strip()}",
             _renumbered(answer.answer, renumbered),
         ]
-        cited = [
-            Source(n=renumbered[s.n], title=s.title, source=s.source, chunk_ids=[])
-            for s in answer.sources
-        ]
+        cited = [s.model_copy(update={"n": renumbered[s.n]}) for s in answer.sources]
         if cited:
-            lines.append(sources_section(cited).partition("\n\n")[2])
+            lines.append(source_lines(cited))
     return "\n\n".join(lines)
+
+
+def source_lines(sources: list[CitedSource]) -> str:
+    """The lines of a Sources list for `sources`, as the report writes its own."""
+    cited = [Source(**s.model_dump(), chunk_ids=[]) for s in sources]
+    return sources_section(cited).partition("\n\n")[2]
 
 
 def _renumbered(text: str, numbers: dict[int, int]) -> str:

@@ -50,8 +50,9 @@ def run_ask(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _with_sources(asked) -> str:
-    lines = [f"[{s.n}] {s.title} — `{s.source}`" for s in asked.sources]
-    return "\n\n".join([asked.answer, *lines])
+    from deepsift.api.results import source_lines
+
+    return "\n\n".join(filter(None, [asked.answer, source_lines(asked.sources)]))
 
 
 def _list(run) -> None:

@@ -9,7 +9,6 @@ and what was searched."""
 
 import math
 import re
-import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -72,7 +71,6 @@ def answer_followup(
 ) -> tuple[FollowUp, dict[str, Chunk]]:
     """The answer to `question` from the run's saved state (`values`), and the chunks the new
     search adds to its evidence: those the answer cites ({} when it rests on the run's own)."""
-    started = time.monotonic()
     known: dict[str, Chunk] = dict(values.get("chunks", {}))
     found, search, usage = _search_again(question, values, deps)
     shown = _evidence(question, [*known.values(), *found.values()], deps)
@@ -95,8 +93,7 @@ def answer_followup(
             sources=sources,
             searched=search if added else [],
         )
-    seconds = round(time.monotonic() - started, 2)
-    return record.model_copy(update={"usage": usage, "seconds": seconds}), added
+    return record.model_copy(update={"usage": usage}), added
 
 
 def _evidence(question: str, chunks: list[Chunk], deps: Deps) -> list[tuple[str, Chunk]]:

@@ -3,7 +3,6 @@ or longer, in another language, with one more section (whose part alone is searc
 table of what it says of each document (no model call)."""
 
 import re
-import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -63,7 +62,6 @@ def reshaped_report(
 ) -> tuple[FollowUp, dict[str, Chunk]]:
     """The report's new version from the run's evidence (`values`: its saved state), and the
     chunks an added section's search found."""
-    started = time.monotonic()
     # A rewrite goes on from the latest version: "brief" after "in German" stays in German.
     latest = ([f for f in values.get("followups", []) if f.kind == "report"] or [None])[-1]
     report = latest.text if latest else values.get("report", "")
@@ -86,7 +84,6 @@ def reshaped_report(
             searched = [f"the run's collections for “{shape.section}”"]
     if shape.table:
         report = as_table(report, language, sources)
-    known = values.get("chunks", {})
     record = FollowUp(
         request=request,
         kind="report",
@@ -96,9 +93,8 @@ def reshaped_report(
         language=language,
         length=length,
         usage=usage,
-        seconds=round(time.monotonic() - started, 2),
     )
-    return record, {i: c for i, c in found.items() if i not in known}
+    return record, found  # compose_report gives only chunks the run did not hold
 
 
 def as_table(report: str, language: str, sources: list[Source]) -> str:

@@ -187,8 +187,7 @@ def _report(result: api.ResearchResult, version: int | None = None) -> Report:
     report, sources = result.report, result.sources
     if version is not None:
         report = result.exported(version)  # refuses a version the run does not have
-        rewrites = [f for f in result.followups if f.kind == "report"]
-        sources = rewrites[version - 2].sources if version > 1 else result.sources
+        sources = result.sources_of(version)
     asked = [
         Asked(
             question=f.question, kind=f.kind, answer=f.answer, version=f.version, sources=f.sources
