@@ -24,7 +24,7 @@ from deepsift.text.locations import is_url
 log = logging.getLogger(__name__)
 
 TOML_FILE = "deepsift.toml"
-# The report lengths (report_length, --length); what each means: deepsift.report.shape.
+# The report lengths (report_length, --length); what each means: deepsift.report.writing.length.
 Length = Literal["brief", "standard", "long"]
 LENGTHS: tuple[Length, ...] = get_args(Length)
 

@@ -29,7 +29,9 @@ class Usage(BaseModel):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cached_tokens: int = 0  # of the prompt tokens, those the server reused from its prompt cache
-    claims_checked: int = 0  # report sentences stating numbers or names (deepsift.report.claims)
+    claims_checked: int = (
+        0  # report sentences stating numbers or names (deepsift.report.checks.claims)
+    )
     claims_rewritten: int = 0  # of those, failed the check and passed once rewritten
     claims_dropped: int = 0  # failed it again, or could not be rewritten: left out
     steps: dict[

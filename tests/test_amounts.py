@@ -1,9 +1,9 @@
 """A part that sets two amounts against each other gets both and their difference, worked out
-in code (deepsift.report.amounts), and the claim check holds the worked figures."""
+in code (deepsift.report.evidence.amounts), and the claim check holds the worked figures."""
 
 from deepsift.records import Chunk
-from deepsift.report.amounts import compared_amounts, comparison
-from deepsift.report.claims import unsupported
+from deepsift.report.checks.claims import unsupported
+from deepsift.report.evidence.amounts import compared_amounts, comparison
 
 DESIGN = "Estimated capital cost: EUR 17.8 million. This would have cost about EUR 60,000."
 REVIEW = "The final out-turn cost of Kestrel Works is EUR 29.3 million. It cost more than planned."

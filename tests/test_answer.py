@@ -6,7 +6,7 @@ from deepsift.config import Settings
 from deepsift.deps import Deps
 from deepsift.llm.chat import chat_model
 from deepsift.records import Chunk
-from deepsift.report.answer import short_answer
+from deepsift.report.writing.short_answer import short_answer
 
 from fake_openai import FakeOpenAI, last_user_text
 

@@ -179,6 +179,7 @@ LAYERS = [
     {"retrieval"},
     {"run"},
     {"report"},
+    {"followups"},
     {"nodes"},
     {"agents"},
     {"graph"},

@@ -1,12 +1,12 @@
-"""A reader's checks of report sentences (deepsift.report.checks): each catches its fault and
-lets a faithful sentence pass; through a report, a caught sentence is rewritten or left out with
-a note."""
+"""A reader's checks of report sentences (deepsift.report.checks.statements): each catches its
+fault and lets a faithful sentence pass; through a report, a caught sentence is rewritten or
+left out with a note."""
 
 from test_report import run
 
-from deepsift.report import checks
-from deepsift.report.cited_text import CitedSentence
-from deepsift.report.claims import hold_to_evidence
+from deepsift.report.checks import statements as checks
+from deepsift.report.checks.claims import hold_to_evidence
+from deepsift.report.writing.cited_text import CitedSentence
 
 from scripted import ScriptedResearcher
 
@@ -204,7 +204,7 @@ def test_a_sentence_repeating_an_earlier_one_anywhere_in_the_report_is_left_out_
 
 def test_a_part_whose_conclusion_sentence_failed_is_concluded_by_its_next_strongest_sentence():
     from deepsift.report.compose import _concluded
-    from deepsift.report.evidence import PlannedSection
+    from deepsift.report.evidence.sentences import PlannedSection
 
     def said(text):
         return CitedSentence(text=text, excerpts=[1])

@@ -1,5 +1,5 @@
 from deepsift.records import Chunk
-from deepsift.report.citations import resolve_citations, sources_section
+from deepsift.report.output.citations import resolve_citations, sources_section
 
 
 def _chunk(n: int, document: int | None = None) -> Chunk:

@@ -8,7 +8,7 @@ from deepsift import Settings, research
 from deepsift.deps import Deps
 from deepsift.llm.chat import chat_model
 from deepsift.llm.embedders import get_embedder
-from deepsift.report.reader import label_of
+from deepsift.report.evidence.documents import label_of
 
 
 @pytest.mark.embedded_model

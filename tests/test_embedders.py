@@ -13,7 +13,7 @@ import deepsift.store
 from deepsift.ingest.pipeline import ingest
 from deepsift.llm.embedders import E5Embedder, get_embedder, similarities
 from deepsift.llm.installed import ModelError
-from deepsift.report.evidence import RELEVANT
+from deepsift.report.evidence.sentences import RELEVANT
 from deepsift.store import Store, StoreError
 
 from conftest import CORPUS, run_cli

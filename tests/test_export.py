@@ -10,7 +10,7 @@ import pytest
 
 from deepsift import research
 from deepsift.errors import UserError
-from deepsift.report.export import write_report
+from deepsift.report.output.export import write_report
 
 from conftest import run_cli
 
@@ -145,7 +145,7 @@ def _pdf_text(path) -> str:
 
 
 def test_a_pdf_without_a_font_for_the_report_s_script_says_so_at_its_top(tmp_path, monkeypatch):
-    from deepsift.report import export
+    from deepsift.report.output import export
 
     monkeypatch.setattr(export, "FALLBACK_FONTS", ())  # only DejaVu Sans: no Chinese glyphs
     path = tmp_path / "r.pdf"
@@ -158,7 +158,7 @@ def test_a_pdf_without_a_font_for_the_report_s_script_says_so_at_its_top(tmp_pat
 
 
 def test_a_pdf_draws_chinese_with_a_cjk_font_of_the_system_or_the_setting(tmp_path):
-    from deepsift.report.export import FALLBACK_FONTS
+    from deepsift.report.output.export import FALLBACK_FONTS
 
     found = [font for font in FALLBACK_FONTS if Path(font).is_file()]
     if not found:

@@ -16,14 +16,14 @@ from deepsift import Settings
 from deepsift.api import ask, read_run, research
 from deepsift.deps import Deps
 from deepsift.errors import UserError
+from deepsift.followups import questions as followup
+from deepsift.followups.questions import NOT_SAID, answer_followup
+from deepsift.followups.rewrites import Reshape, reshaping
 from deepsift.llm.chat import chat_model
 from deepsift.llm.embedders import get_embedder
 from deepsift.records import Source
-from deepsift.report import followup
-from deepsift.report.followup import NOT_SAID, answer_followup
-from deepsift.report.headings import labels
-from deepsift.report.reshape import Reshape, reshaping
-from deepsift.report.shape import SHAPES
+from deepsift.report.output.headings import labels
+from deepsift.report.writing.length import SHAPES
 
 from conftest import CORPUS, run_cli
 from fake_openai import FakeOpenAI, last_user_text, schema_name

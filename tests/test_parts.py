@@ -1,9 +1,9 @@
-"""The question's parts, read from its wording (deepsift.report.parts), and each part's
-evidence sentences, chosen in code (deepsift.report.evidence)."""
+"""The question's parts, read from its wording (deepsift.report.question.parts), and each part's
+evidence sentences, chosen in code (deepsift.report.evidence.sentences)."""
 
 from deepsift.records import Chunk
-from deepsift.report.evidence import as_prose, reads_alone, sentences_of
-from deepsift.report.parts import part_queries, question_parts, with_names
+from deepsift.report.evidence.sentences import as_prose, reads_alone, sentences_of
+from deepsift.report.question.parts import part_queries, question_parts, with_names
 
 DEMO = (
     "Why was the Kestrel Works treatment plant built, how much did it cost in the end compared "

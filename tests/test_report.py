@@ -12,12 +12,12 @@ from deepsift.llm.chat import chat_model
 from deepsift.llm.embedders import get_embedder
 from deepsift.nodes.reflect import MAX_NEW_QUERIES
 from deepsift.records import Chunk, Source
-from deepsift.report.citations import cited_report
-from deepsift.report.cited_text import CitedSentence
-from deepsift.report.claims import hold_to_evidence, numbers, unsupported
-from deepsift.report.headings import echoes_query
-from deepsift.report.parts import question_parts
-from deepsift.report.shape import SHAPES
+from deepsift.report.checks.claims import hold_to_evidence, numbers, unsupported
+from deepsift.report.output.citations import cited_report
+from deepsift.report.output.headings import echoes_query
+from deepsift.report.question.parts import question_parts
+from deepsift.report.writing.cited_text import CitedSentence
+from deepsift.report.writing.length import SHAPES
 
 from fake_openai import FakeOpenAI, last_user_text, schema_name
 from scripted import ORDINALS, ScriptedResearcher
@@ -317,7 +317,7 @@ def _unnumbered(heading: str) -> str:
 
 def test_the_opening_of_the_document_a_part_s_search_ranks_first_is_gathered(tmp_path):
     from deepsift.ingest.pipeline import ingest
-    from deepsift.report.parts import part_queries, with_names
+    from deepsift.report.question.parts import part_queries, with_names
     from deepsift.retrieval.search import search_parts
     from deepsift.store import Store
 

@@ -7,7 +7,7 @@ from deepsift.llm.chat import chat_model
 from deepsift.llm.embedders import get_embedder
 from deepsift.nodes.route import dispatch, question_searches
 from deepsift.records import Chunk, Usage
-from deepsift.report.shape import SHAPES
+from deepsift.report.writing.length import SHAPES
 from deepsift.retrieval.bridge import bridge_names, names_itself, salient_names
 from deepsift.retrieval.ranking import DISTINCT_LEAD, LINK_LEAD, merge_chunks, ranked, result_list
 from deepsift.run.state import Route

@@ -5,7 +5,7 @@ from deepsift.config import Settings
 from deepsift.deps import Deps
 from deepsift.llm.chat import chat_model
 from deepsift.records import Chunk
-from deepsift.report.short import short_report
+from deepsift.report.writing.short_report import short_report
 
 from fake_openai import FakeOpenAI
 

@@ -1,5 +1,5 @@
 from deepsift.llm.structured import parse_json
-from deepsift.report.cited_text import CitedSentence, CitedText, ReportFrame, clean
+from deepsift.report.writing.cited_text import CitedSentence, CitedText, ReportFrame, clean
 
 
 def test_cited_sentences_render_with_marks_before_the_full_stop_and_no_repeats():

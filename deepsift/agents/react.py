@@ -29,9 +29,9 @@ from deepsift.deps import Deps
 from deepsift.llm.structured import strip_thinking
 from deepsift.prompts import react as prompt
 from deepsift.records import Chunk, Usage, usage_of
-from deepsift.report.citations import web_remark
-from deepsift.report.excerpts import numbered, with_numbers
-from deepsift.report.short import report_excerpts, short_report
+from deepsift.report.output.citations import web_remark
+from deepsift.report.writing.excerpts import numbered, with_numbers
+from deepsift.report.writing.short_report import report_excerpts, short_report
 from deepsift.retrieval import inline
 from deepsift.retrieval.ranking import ranked
 from deepsift.run import budget

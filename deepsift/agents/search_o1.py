@@ -22,10 +22,10 @@ from deepsift.deps import Deps
 from deepsift.llm.structured import strip_thinking
 from deepsift.prompts import search_o1 as prompt
 from deepsift.records import Chunk, Usage, usage_of
-from deepsift.report.answer import short_answer
-from deepsift.report.citations import web_remark
-from deepsift.report.excerpts import numbered, with_numbers
-from deepsift.report.short import report_excerpts, short_report
+from deepsift.report.output.citations import web_remark
+from deepsift.report.writing.excerpts import numbered, with_numbers
+from deepsift.report.writing.short_answer import short_answer
+from deepsift.report.writing.short_report import report_excerpts, short_report
 from deepsift.retrieval import inline
 from deepsift.run import budget
 from deepsift.run.state import RunState, allow_state_types

@@ -9,12 +9,12 @@ from deepsift.api.threads import resources, saved_thread
 from deepsift.config import Settings
 from deepsift.deps import Deps
 from deepsift.errors import UserError
+from deepsift.followups.questions import answer_followup
+from deepsift.followups.rewrites import reshaped_report, reshaping
 from deepsift.llm import replies
 from deepsift.llm.endpoint import cancelled_by
-from deepsift.report.followup import answer_followup
-from deepsift.report.reshape import reshaped_report, reshaping
 
-# The agents whose reports can be rewritten (deepsift.report.reshape); the answering agents'
+# The agents whose reports can be rewritten (deepsift.followups.rewrites); the answering agents'
 # short reports are an answer and its findings.
 RESHAPED = ("deepsift",)
 
@@ -29,9 +29,9 @@ def ask(
     cancel: threading.Event | None = None,
 ) -> FollowUpResult:
     """Ask the finished run `thread_id` a follow-up `question`, answered in one model call
-    from its evidence and a new search of its sources (deepsift.report.followup), or have its
+    from its evidence and a new search of its sources (deepsift.followups.questions), or have its
     report rewritten ("shorter", "in German",
-    "as a table", "add a section on X": deepsift.report.reshape). The exchange is kept in the
+    "as a table", "add a section on X": deepsift.followups.rewrites). The exchange is kept in the
     thread (`keep`; off: answered from the run's evidence and forgotten, as evaluation asks),
     written once it is done; one stopped part way is answered again by asking again (or with
     no question), from the model replies it had already received."""

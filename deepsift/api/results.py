@@ -7,7 +7,7 @@ from pydantic import BaseModel
 
 from deepsift.errors import UserError
 from deepsift.records import FollowUp, Source, Usage
-from deepsift.report.citations import sources_section
+from deepsift.report.output.citations import sources_section
 from deepsift.text.marks import MARK, mark_all, numbers_of
 from deepsift.text.untrusted import flat
 

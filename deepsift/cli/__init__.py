@@ -27,7 +27,7 @@ from deepsift.cli.research import run_graph, run_research
 from deepsift.cli.serve import run_serve
 from deepsift.config import LENGTHS, load_settings
 from deepsift.errors import UserError
-from deepsift.report.export import FORMATS
+from deepsift.report.output.export import FORMATS
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -9,7 +9,7 @@ from rich.markup import escape
 from deepsift.cli.console import err, out
 from deepsift.config import Settings
 from deepsift.errors import UserError
-from deepsift.report.export import check_output, report_format, write_report
+from deepsift.report.output.export import check_output, report_format, write_report
 
 
 def run_ask(args: argparse.Namespace, settings: Settings) -> int:

@@ -12,7 +12,7 @@ from deepsift.agents import AGENTS
 from deepsift.cli.console import err, live_view, out
 from deepsift.config import Settings
 from deepsift.errors import RunStopped, UserError
-from deepsift.report.export import check_output, report_format, write_report
+from deepsift.report.output.export import check_output, report_format, write_report
 
 REVIEW_HELP = """Enter: run this plan · e N TEXT: edit query N · d N: drop query N
 s N A,B: search query N in sources A,B · a TEXT: add a query · q: stop here (resume later)"""

@@ -14,7 +14,7 @@ from deepsift.config import Settings
 from deepsift.deps import Deps
 from deepsift.errors import UserError
 from deepsift.eval.metrics import token_f1
-from deepsift.report.followup import NOT_SAID
+from deepsift.followups.questions import NOT_SAID
 from deepsift.text.marks import without_marks
 
 

@@ -17,10 +17,11 @@ from deepsift.errors import UserError
 from deepsift.llm.structured import ask_structured
 from deepsift.prompts import judge as prompt
 from deepsift.records import Chunk, Source, Usage
-from deepsift.report.claims import names, numbers, unsupported
-from deepsift.report.headings import Labels, echoes_query, is_english, labels
-from deepsift.report.parts import question_parts
-from deepsift.report.reader import defects, evidence_of
+from deepsift.report.checks.claims import names, numbers, unsupported
+from deepsift.report.checks.defects import defects
+from deepsift.report.evidence.documents import evidence_of
+from deepsift.report.output.headings import Labels, echoes_query, is_english, labels
+from deepsift.report.question.parts import question_parts
 from deepsift.text.marks import cited, without_marks
 from deepsift.text.sentences import split_sentences
 from deepsift.text.words import words
@@ -206,7 +207,7 @@ def score(
     fixed = {says.findings, says.conclusion, says.notes, says.sources, says.documents[0]}
     headings = [h for h in re.findall(r"^## (.*)$", result.report, re.MULTILINE) if h not in fixed]
     return {
-        # what a reader stops at (deepsift.report.reader; ../shared/tools/reader_check.py)
+        # what a reader stops at (deepsift.report.checks.defects; ../shared/tools/reader_check.py)
         **reader_counts(result.report, result.question, says),
         "words": len(words(without_marks(body_of(result.report, says)))),
         "sections": len(headings),
@@ -226,7 +227,7 @@ def score(
 
 def reader_counts(report: str, question: str, says: Labels | None = None) -> dict[str, int]:
     """What a reader stops at in the report's prose (tables aside), by kind
-    (deepsift.report.reader; the rules of ../shared/tools/reader_check.py), their total with
+    (deepsift.report.checks.defects; the rules of ../shared/tools/reader_check.py), their total with
     the repeated sentences, and the sentences that answer no part of the question."""
     sentences = [s for s, _ in cited_sentences(report, says)]
     caught = [kind for sentence in sentences for kind in defects(without_marks(sentence))]
@@ -266,8 +267,9 @@ def _stem(word: str) -> str:
 
 
 def concluded_share(report: str, question: str, says: Labels) -> float:
-    """The share of the question's parts (deepsift.report.parts) that the conclusion answers
-    (a sentence with a word of the part that the other parts lack) or declares unanswered."""
+    """The share of the question's parts (deepsift.report.question.parts) that the conclusion
+    answers (a sentence with a word of the part that the other parts lack) or declares
+    unanswered."""
     parts = question_parts(question)
     if not parts:
         return 1.0

@@ -33,7 +33,7 @@ from deepsift.eval.metrics import all_found, exact_match, recall_at_k, token_f1
 from deepsift.llm.structured import ask_structured
 from deepsift.prompts import judge as judge_prompt
 from deepsift.records import Chunk, Usage
-from deepsift.report.answer import short_answer
+from deepsift.report.writing.short_answer import short_answer
 from deepsift.retrieval.ranking import ranked
 from deepsift.retrieval.search import hybrid_search
 from deepsift.store import Store, StoredChunk

@@ -1,7 +1,7 @@
-"""The answer step: the graph's short-answer mode (deepsift.report.answer)."""
+"""The answer step: the graph's short-answer mode (deepsift.report.writing.short_answer)."""
 
 from deepsift.deps import Deps
-from deepsift.report.answer import short_answer
+from deepsift.report.writing.short_answer import short_answer
 from deepsift.run.state import ResearchState
 
 

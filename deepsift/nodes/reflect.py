@@ -10,7 +10,7 @@ from pydantic import BaseModel
 from deepsift.deps import Deps
 from deepsift.llm.structured import ask_structured
 from deepsift.prompts import reflect as prompt
-from deepsift.report.excerpts import label, quoted
+from deepsift.report.writing.excerpts import label, quoted
 from deepsift.retrieval.queries import drop_rephrasings
 from deepsift.retrieval.ranking import ranked
 from deepsift.retrieval.sources import all_sources

@@ -7,7 +7,7 @@ from langgraph.types import Command, Send
 
 from deepsift.deps import Deps
 from deepsift.records import Route, Usage
-from deepsift.report.shape import shape_of
+from deepsift.report.writing.length import shape_of
 from deepsift.retrieval.routing import plan_routes
 from deepsift.retrieval.search import question_sources, unsearched
 from deepsift.retrieval.sources import available_sources

@@ -1,11 +1,16 @@
-"""Everything that writes, checks and exports a report: the research run's report
-(compose.py) from the question's parts (parts.py) and each part's evidence (evidence.py), the
-model calls that write it (writer.py), its sentences and their citations (cited_text.py,
-citations.py), the claim check (claims.py) and a reader's checks (checks.py), how excerpts are
-shown to the model (excerpts.py), its length (shape.py) and headings (headings.py), the
-answering agents' short report (short.py), the short answer (answer.py), and the files it is
-written to (export.py).
+"""A research run's report, one subpackage per stage it goes through (compose.py runs them in
+order):
 
-May import run, retrieval, deps, web, store, llm, config, errors, records, text and prompts;
-never nodes, agents or anything above them.
+- question/: what the question asks, its parts;
+- evidence/: which documents and which of their sentences answer each part, and the amounts
+  they set against each other;
+- writing/: the model calls that write the sections and the frame, the schema of cited
+  sentences, how excerpts are shown, the report's length; the answering agents' short report
+  and the short answer;
+- checks/: every sentence held to its excerpts (figures, names, causes, repeats) and what a
+  reader would stop at;
+- output/: citations and Sources, the Documents table, headings, and the files it is written to.
+
+May import run, retrieval, deps, web, store, llm, ingest, config, errors, records, text and
+prompts; never followups, nodes, agents or anything above them.
 """

@@ -6,18 +6,18 @@ from contextvars import copy_context
 
 from deepsift.deps import Deps
 from deepsift.llm.structured import ATTEMPTS
-from deepsift.report.amounts import compared_amounts, comparison
-from deepsift.report.checks import repeated, said_again
-from deepsift.report.citations import cited_report, web_remark
-from deepsift.report.cited_text import CitedSentence, render, with_marks
-from deepsift.report.claims import numbers
-from deepsift.report.documents import documents_table
-from deepsift.report.evidence import PlannedSection, asks_figures, plan
-from deepsift.report.headings import distinct_headings, labels, query_heading
-from deepsift.report.parts import part_queries, question_parts, with_names
-from deepsift.report.reader import defects
-from deepsift.report.shape import shape_of
-from deepsift.report.writer import Writer
+from deepsift.report.checks.claims import numbers
+from deepsift.report.checks.defects import defects
+from deepsift.report.checks.statements import repeated, said_again
+from deepsift.report.evidence.amounts import compared_amounts, comparison
+from deepsift.report.evidence.sentences import PlannedSection, asks_figures, plan
+from deepsift.report.output.citations import cited_report, web_remark
+from deepsift.report.output.documents_table import documents_table
+from deepsift.report.output.headings import distinct_headings, labels, query_heading
+from deepsift.report.question.parts import part_queries, question_parts, with_names
+from deepsift.report.writing.cited_text import CitedSentence, render, with_marks
+from deepsift.report.writing.length import shape_of
+from deepsift.report.writing.writer import Writer
 from deepsift.retrieval.ranking import ranked
 from deepsift.retrieval.search import search_parts
 from deepsift.retrieval.sources import WEB
@@ -34,10 +34,11 @@ def compose_report(state: ResearchState, deps: Deps, search: bool = True, added:
     """The report. The question's parts (from its wording; else the sub-queries) each get
     their own search and their own evidence sentences, chosen in code; a section is written
     from its evidence only, and every sentence checked: its figures and names against its
-    excerpts (deepsift.report.claims), what a reader would catch (deepsift.report.checks).
+    excerpts (deepsift.report.checks.claims), what a reader would catch
+    (deepsift.report.checks.statements).
     The key findings and the conclusion answer each part in turn; a part no evidence answers
     is said to be unanswered. Citations are resolved against the excerpts shown, never
-    against the model's text. Rewriting a finished report (deepsift.report.reshape), `search`
+    against the model's text. Rewriting a finished report (deepsift.followups.rewrites), `search`
     is off, and a part `added` to the question's is the only one searched."""
     settings = deps.settings
     question = state["question"]
@@ -141,7 +142,7 @@ def _open_with_comparisons(
     number: dict[str, int],
 ) -> None:
     """A part that sets two amounts against each other opens its first section with both and
-    their difference, worked out in code (deepsift.report.amounts)."""
+    their difference, worked out in code (deepsift.report.evidence.amounts)."""
     for n, part in enumerate(parts):
         own = [(section, said) for section, said in sections if section.part == n]
         if not own or not (sides := compared_amounts(part)):
@@ -219,7 +220,7 @@ def _readable(
     conclusion: list[CitedSentence | None],
     writer: Writer,
 ) -> tuple[list, list, list]:
-    """The report without the sentences a reader would stop at (deepsift.report.reader): a
+    """The report without the sentences a reader would stop at (deepsift.report.checks.defects): a
     fragment, a document's "we", an unnamed "this RFC", markup; each left out is noted."""
 
     def kept(sentence: CitedSentence | None) -> CitedSentence | None:

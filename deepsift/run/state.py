@@ -51,7 +51,7 @@ class RunState(TypedDict, total=False):
     report: str
     sources: list[Source]  # the documents the report cites
     # After the run: the questions asked of it and the report's new versions, in order
-    # (deepsift.report.followup), and the request being answered, until it is done.
+    # (deepsift.followups.questions), and the request being answered, until it is done.
     followups: Annotated[list[FollowUp], operator.add]
     asking: str
 

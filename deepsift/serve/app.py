@@ -38,7 +38,7 @@ from deepsift.deps import Deps
 from deepsift.errors import UserError
 from deepsift.ingest.pipeline import ingest
 from deepsift.llm.endpoint import endpoint_failure
-from deepsift.report.export import FORMATS, report_bytes
+from deepsift.report.output.export import FORMATS, report_bytes
 from deepsift.retrieval.sources import WEB, WEB_DESCRIPTION
 from deepsift.serve import is_loopback
 from deepsift.serve.runs import (

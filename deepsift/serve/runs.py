@@ -22,7 +22,7 @@ from deepsift.config import Length, Settings
 from deepsift.deps import Deps
 from deepsift.errors import UserError
 from deepsift.llm.endpoint import RunCancelled, endpoint_failure
-from deepsift.report.export import body_html
+from deepsift.report.output.export import body_html
 from deepsift.retrieval.sources import resolve_sources
 
 Status = Literal["queued", "running", "done", "paused", "failed", "stopped"]

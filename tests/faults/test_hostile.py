@@ -13,8 +13,8 @@ from deepsift.llm.chat import chat_model
 from deepsift.llm.embedders import get_embedder
 from deepsift.prompts.search_o1 import BEGIN_QUERY, BEGIN_RESULT, END_RESULT
 from deepsift.records import Chunk, Source
-from deepsift.report.citations import sources_section
-from deepsift.report.excerpts import numbered, quoted
+from deepsift.report.output.citations import sources_section
+from deepsift.report.writing.excerpts import numbered, quoted
 
 from fake_openai import FakeOpenAI, schema_name
 from scripted import ScriptedResearcher, ScriptedSearchO1, excerpts

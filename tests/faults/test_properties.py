@@ -13,9 +13,9 @@ from deepsift.ingest.chunking import chunk_document
 from deepsift.ingest.document import Block, LoadedDocument
 from deepsift.llm.structured import parse_json
 from deepsift.records import Chunk
-from deepsift.report.citations import resolve_citations
-from deepsift.report.cited_text import CitedSentence, CitedText, with_marks
-from deepsift.report.claims import _NUMBER, hold_to_evidence, unsupported
+from deepsift.report.checks.claims import _NUMBER, hold_to_evidence, unsupported
+from deepsift.report.output.citations import resolve_citations
+from deepsift.report.writing.cited_text import CitedSentence, CitedText, with_marks
 from deepsift.text.marks import without_marks
 from deepsift.text.untrusted import visible
 from deepsift.web.fetch import FetchError, _checked_address, _parse, is_public

@@ -1,7 +1,7 @@
 """Each section's evidence, chosen without a model: the excerpt sentences that answer its part
 of the question, by nearness to the part, the names and figures they share with it, and whether
 the part's own search found them; no sentence in two sections, the strongest first. The model
-then writes from those sentences only (deepsift.report.writer)."""
+then writes from those sentences only (deepsift.report.writing.writer)."""
 
 import re
 
@@ -10,8 +10,9 @@ from pydantic import BaseModel
 
 from deepsift.llm.embedders import Embedder, similarities
 from deepsift.records import Chunk
-from deepsift.report.claims import names, numbers
-from deepsift.report.reader import defects, plain
+from deepsift.report.checks.claims import names, numbers
+from deepsift.report.checks.defects import defects
+from deepsift.text.markup import plain
 from deepsift.text.sentences import split_sentences
 from deepsift.text.words import words
 
@@ -72,7 +73,7 @@ def sentences_of(chunk: Chunk) -> list[str]:
     no headings, code or context line. A sentence that introduces a list carries the list (or,
     when that is too long, goes); a line that heads a paragraph without ending as a sentence
     does ("Purpose of this note This note ..." is no sentence); markup goes
-    (deepsift.report.reader); a sentence cut short goes too."""
+    (deepsift.report.checks.defects); a sentence cut short goes too."""
     text = chunk.text
     if chunk.title and text.startswith(chunk.title) and "\n\n" in text:
         text = text.split("\n\n", 1)[1]  # its context line ("Title > Section")

@@ -21,13 +21,13 @@ from deepsift.llm.embedders import similarities
 from deepsift.llm.structured import ask_structured
 from deepsift.prompts import followup as prompt
 from deepsift.records import Chunk, FollowUp, Source, Usage
-from deepsift.report import checks
-from deepsift.report.cited_text import CitedSentence, Sentences, clean, render
-from deepsift.report.claims import hold_to_evidence
-from deepsift.report.evidence import as_prose
-from deepsift.report.excerpts import numbered_sentences
-from deepsift.report.headings import is_english
-from deepsift.report.reader import label_of
+from deepsift.report.checks import statements as checks
+from deepsift.report.checks.claims import hold_to_evidence
+from deepsift.report.evidence.documents import label_of
+from deepsift.report.evidence.sentences import as_prose
+from deepsift.report.output.headings import is_english
+from deepsift.report.writing.cited_text import CitedSentence, Sentences, clean, render
+from deepsift.report.writing.excerpts import numbered_sentences
 from deepsift.retrieval.search import search_among, search_source
 from deepsift.retrieval.sources import WEB
 from deepsift.text.sentences import split_sentences

@@ -2,7 +2,7 @@
 between tags it cannot close, so that instructions inside a document or a web page stay data."""
 
 from deepsift.records import Chunk
-from deepsift.report.reader import label_of
+from deepsift.report.evidence.documents import label_of
 from deepsift.text.locations import display_path
 from deepsift.text.untrusted import as_data, one_line
 

@@ -1,5 +1,5 @@
 """The checks a reader would make of a report's sentences, in code (the claim check of figures
-and names is deepsift.report.claims): a sentence that says again what another says, one that
+and names is deepsift.report.checks.claims): a sentence that says again what another says, one that
 joins figures from two different excerpt sentences into one claim, a claim its excerpts do not
 support, a cause no excerpt states, and a source described as what it is not. Each returns the
 problem in words the rewrite is told, or "" when the sentence passes.
@@ -10,7 +10,7 @@ must be that cause's in the excerpts, not a whole they split among several cause
 
 import re
 
-from deepsift.report.claims import numbers
+from deepsift.report.checks.claims import numbers
 from deepsift.text.marks import without_marks
 from deepsift.text.sentences import split_sentences
 from deepsift.text.words import words

@@ -1,7 +1,8 @@
 """The short report of the answering agents (Search-o1, ReAct): the answer reached, then cited
 findings from the excerpts the agent read, then Notes and Sources. Each finding's numbers and
-names are checked against the excerpts it cites, as in the deepsift report (deepsift.report.claims);
-one that fails is left out (no rewrite: the report stays one call), and the Notes say so."""
+names are checked against the excerpts it cites, as in the deepsift report
+(deepsift.report.checks.claims); one that fails is left out (no rewrite: the report stays one
+call), and the Notes say so."""
 
 from collections.abc import Mapping
 from typing import Any
@@ -12,11 +13,11 @@ from deepsift.deps import Deps
 from deepsift.llm.structured import ask_structured
 from deepsift.prompts import short_report as prompt
 from deepsift.records import Chunk, Source, Usage
-from deepsift.report.citations import cited_report
-from deepsift.report.cited_text import CitedText, clean, render
-from deepsift.report.claims import hold_to_evidence
-from deepsift.report.excerpts import numbered
-from deepsift.report.headings import is_english
+from deepsift.report.checks.claims import hold_to_evidence
+from deepsift.report.output.citations import cited_report
+from deepsift.report.output.headings import is_english
+from deepsift.report.writing.cited_text import CitedText, clean, render
+from deepsift.report.writing.excerpts import numbered
 from deepsift.text.marks import cited
 
 REPORT_EXCERPTS = 8  # the excerpts read that the short report is written from, at most

@@ -10,7 +10,7 @@ from pydantic import BaseModel
 from deepsift.deps import Deps
 from deepsift.llm.structured import ask_structured
 from deepsift.prompts import answer as prompt
-from deepsift.report.excerpts import numbered
+from deepsift.report.writing.excerpts import numbered
 from deepsift.retrieval.ranking import ranked
 
 ANSWER_CHUNKS = 8

@@ -5,9 +5,9 @@ order of their dates where they give them (a timeline), each row citing its docu
 import re
 
 from deepsift.records import Chunk
-from deepsift.report.headings import Labels
-from deepsift.report.reader import plain
+from deepsift.report.output.headings import Labels
 from deepsift.text.marks import mark
+from deepsift.text.markup import plain
 
 LEAST_DOCUMENTS = 2  # a table of one document is a sentence
 MOST_AUTHORS = 3

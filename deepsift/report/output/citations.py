@@ -8,8 +8,8 @@ file share a number and the Sources list names each file once, with the chunks c
 import re
 
 from deepsift.records import Chunk, Source
-from deepsift.report.headings import SOURCES_LISTING, Labels, labels
-from deepsift.report.reader import label_of
+from deepsift.report.evidence.documents import label_of
+from deepsift.report.output.headings import SOURCES_LISTING, Labels, labels
 from deepsift.text.locations import display_path
 from deepsift.text.marks import MARK, cited, mark, mark_all, numbers_of
 from deepsift.text.untrusted import flat, visible

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from pydantic import BaseModel
 
-from deepsift.report.cited_text import CitedSentence
+from deepsift.report.writing.cited_text import CitedSentence
 from deepsift.text.marks import without_marks
 from deepsift.text.words import words
 
@@ -79,7 +79,8 @@ def unsupported(sentence: str, evidence: list[str], check_names: bool = True) ->
         return any(abs(value - h) <= tolerance + 1e-9 * abs(h) for h in among)
 
     # A figure the sentence works out from two of its own held figures (their difference, or
-    # that as a percentage of one) is held too: deepsift.report.amounts writes such sentences.
+    # that as a percentage of one) is held too: deepsift.report.evidence.amounts writes such
+    # sentences.
     own = [value for value, tolerance in stated if held(value, tolerance, held_values)]
     worked = [abs(a - b) for a in own for b in own if a != b]
     worked += [100 * abs(a - b) / b for a in own for b in own if a != b and b]
@@ -126,7 +127,8 @@ class ClaimCounts(BaseModel):
 
 # The failed sentences, each with its problem in words -> their rewrites, in order (None: none).
 Rewriter = Callable[[list[tuple[CitedSentence, str]]], list[CitedSentence] | None]
-# A sentence's problem beyond its figures and names (deepsift.report.checks); "" when none.
+# A sentence's problem beyond its figures and names (deepsift.report.checks.statements); ""
+# when none.
 Faults = Callable[[CitedSentence], str]
 
 

@@ -5,8 +5,8 @@ difference between them computed here, not by the model."""
 import re
 
 from deepsift.records import Chunk
-from deepsift.report.cited_text import CitedSentence
-from deepsift.report.evidence import sentences_of
+from deepsift.report.evidence.sentences import sentences_of
+from deepsift.report.writing.cited_text import CitedSentence
 from deepsift.text.words import words
 
 _COMPARES = re.compile(

@@ -1,6 +1,6 @@
 """The report's model calls: each section from its excerpts, the headings and the frame (title,
 key findings, conclusion) from what the sections say, and every sentence held to the excerpts
-it cites (deepsift.report.claims)."""
+it cites (deepsift.report.checks.claims)."""
 
 import re
 from threading import Lock
@@ -13,8 +13,20 @@ from deepsift.llm.local_model import LOCAL_SUMMING, LOCAL_WRITING
 from deepsift.llm.structured import Schema, ask_structured
 from deepsift.prompts import synthesize as prompt
 from deepsift.records import Chunk, Usage
-from deepsift.report import checks
-from deepsift.report.cited_text import (
+from deepsift.report.checks import statements as checks
+from deepsift.report.checks.claims import hold_to_evidence, numbers, unsupported
+from deepsift.report.checks.defects import defects
+from deepsift.report.evidence.documents import evidence_of, label_of
+from deepsift.report.evidence.sentences import Evidence, PlannedSection, as_prose, reads_alone
+from deepsift.report.output.documents_table import when
+from deepsift.report.output.headings import (
+    is_english,
+    labels,
+    printed_heading,
+    query_heading,
+    reader_heading,
+)
+from deepsift.report.writing.cited_text import (
     CitedSentence,
     CitedText,
     ReportFrame,
@@ -23,27 +35,11 @@ from deepsift.report.cited_text import (
     clean,
     with_marks,
 )
-from deepsift.report.claims import hold_to_evidence, numbers, unsupported
-from deepsift.report.documents import when
-from deepsift.report.evidence import Evidence, PlannedSection, as_prose, reads_alone
-from deepsift.report.excerpts import numbered_sentences, quoted
-from deepsift.report.headings import (
-    is_english,
-    labels,
-    printed_heading,
-    query_heading,
-    reader_heading,
-)
-from deepsift.report.reader import (
-    as_reported,
-    defects,
-    evidence_of,
-    label_of,
-    named_in,
-    plain,
-)
-from deepsift.report.shape import tokens_for
+from deepsift.report.writing.excerpts import numbered_sentences, quoted
+from deepsift.report.writing.length import tokens_for
+from deepsift.report.writing.voice import as_reported, named_in
 from deepsift.run.state import ResearchState
+from deepsift.text.markup import plain
 from deepsift.text.sentences import split_sentences
 from deepsift.text.words import words as words_of
 
@@ -162,7 +158,7 @@ class Writer:
 
     def _problem(self, sentences: list[CitedSentence], shown: str, e: Evidence, part: str) -> str:
         """The first fault of a restatement of one evidence sentence: a figure or name it does
-        not hold, or what a reader would catch (deepsift.report.checks)."""
+        not hold, or what a reader would catch (deepsift.report.checks.statements)."""
         context = f"{self.question} {part}"
         said = " ".join(s.text for s in sentences)
         kept = {value for value, _ in numbers(said)}
@@ -332,7 +328,7 @@ class Writer:
 
     def readable(self, sentence: CitedSentence) -> CitedSentence:
         """The sentence without markup, and where it cites one document, that document named
-        where it says "this RFC" (deepsift.report.reader)."""
+        where it says "this RFC" (deepsift.report.checks.defects)."""
         cited = {
             self.chunk_of[n].source: self.chunk_of[n]
             for n in sentence.excerpts

@@ -1,11 +1,11 @@
 """The question's parts, read from its wording without a model: the things it asks one after
 another ("why was it built, how much did it cost ..., and did it reduce ...") or lists ("a report
 on X: A, B, C and D"). Each part gets its own evidence and section, a key finding and a sentence
-of the conclusion (deepsift.report.evidence, deepsift.report.compose)."""
+of the conclusion (deepsift.report.evidence.sentences, deepsift.report.compose)."""
 
 import re
 
-from deepsift.report.claims import names
+from deepsift.report.checks.claims import names
 from deepsift.text.sentences import split_sentences
 
 # "Write a report on", "Give an overview of" ...: asks for the report, names no part.

@@ -11,7 +11,7 @@ from pydantic import BaseModel
 from deepsift.deps import Deps
 from deepsift.records import Chunk, FollowUp, Source, Usage
 from deepsift.report.compose import compose_report
-from deepsift.report.headings import LANGUAGES, labels
+from deepsift.report.output.headings import LANGUAGES, labels
 from deepsift.text.marks import cited
 from deepsift.text.sentences import split_sentences
 
