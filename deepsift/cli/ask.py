@@ -2,14 +2,40 @@
 conversation so far (and its export)."""
 
 import argparse
+from pathlib import Path
 
 from rich.markdown import Markdown
 from rich.markup import escape
 
+from deepsift.cli.arguments import positive
 from deepsift.cli.console import err, out
 from deepsift.config import Settings
 from deepsift.errors import UserError
-from deepsift.report.output.export import check_output, report_format, write_report
+from deepsift.report.output.export import FORMATS, check_output, report_format, write_report
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    ask = commands.add_parser(
+        "ask",
+        help="ask a finished run a follow-up question, or have its report rewritten "
+        "(shorter, in German, as a table, add a section on X)",
+        description="Without a question: the run's follow-ups so far.",
+    )
+    ask.add_argument("thread", metavar="THREAD_ID", help="the run's thread id")
+    ask.add_argument("question", nargs="?", default="")
+    ask.add_argument("--json", action="store_true", help="print one JSON object")
+    ask.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        help="write the report (the latest version, or --version) with the follow-up questions "
+        "as an appendix: .md, .html, .pdf or .docx",
+    )
+    ask.add_argument("--format", choices=FORMATS, help="the file's format (-o)")
+    ask.add_argument(
+        "--version", type=positive, help="the report version to print or write (1: the run's own)"
+    )
+    ask.set_defaults(run=run_ask)
 
 
 def run_ask(args: argparse.Namespace, settings: Settings) -> int:

@@ -1,10 +1,30 @@
 """`deepsift batch`: research every question of a JSONL file, with progress and resume."""
 
 import argparse
+from pathlib import Path
 
+from deepsift.agents import AGENTS
+from deepsift.cli.arguments import names, positive
 from deepsift.cli.console import counting_progress, err
 from deepsift.config import Settings
 from deepsift.errors import UserError
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    batch = commands.add_parser("batch", help="research every question of a JSONL file")
+    batch.add_argument(
+        "questions", type=Path, metavar="QUESTIONS.jsonl", help='lines {"id", "question"}'
+    )
+    batch.add_argument("-o", "--output", type=Path, required=True, metavar="ANSWERS.jsonl")
+    batch.add_argument("--agent", choices=AGENTS, default="deepsift")
+    batch.add_argument(
+        "--concurrency",
+        type=positive,
+        help="questions in flight at once (default: the endpoint's llm_concurrency, or the "
+        "embedded model's local_slots)",
+    )
+    batch.add_argument("--collections", type=names, help="comma-separated sources to search")
+    batch.set_defaults(run=run_batch_command)
 
 
 def run_batch_command(args: argparse.Namespace, settings: Settings) -> int:

@@ -14,6 +14,16 @@ if TYPE_CHECKING:
     from deepsift.store import Store
 
 
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    collections = commands.add_parser(
+        "collections", help="list collections, drop one, or re-embed one with the current embedder"
+    )
+    collections.add_argument("action", nargs="?", choices=["drop", "reembed"])
+    collections.add_argument("name", nargs="?")
+    collections.add_argument("--json", action="store_true")
+    collections.set_defaults(run=run_collections)
+
+
 def run_collections(args: argparse.Namespace, settings: Settings) -> int:
     from deepsift.store import Store
 

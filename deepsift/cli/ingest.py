@@ -9,9 +9,40 @@ from pathlib import Path
 from rich.markup import escape
 from rich.table import Table
 
+from deepsift.cli.arguments import positive
 from deepsift.cli.console import err, transient_progress
 from deepsift.config import Settings
 from deepsift.errors import UserError
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    ingest = commands.add_parser(
+        "ingest", help="add files, folders or web pages (http(s) URLs) to a collection"
+    )
+    ingest.add_argument("paths", nargs="*", metavar="PATH|URL")
+    ingest.add_argument(
+        "--urls", type=Path, metavar="FILE", help="a file of URLs to ingest, one a line"
+    )
+    ingest.add_argument("--collection", required=True)
+    ingest.add_argument("--description", help="what the collection holds (used for routing)")
+    ingest.add_argument(
+        "--prune",
+        action="store_true",
+        help="remove files that no longer exist, and (in a run with URLs) pages no longer listed",
+    )
+    ingest.add_argument(
+        "--ray",
+        nargs="?",
+        const="local",
+        metavar="ADDRESS",
+        help="load, chunk and embed on Ray: 'local' (the default: a runtime on this machine), "
+        "'auto' (the cluster this machine belongs to) or a cluster address (setting "
+        "ray_address)",
+    )
+    ingest.add_argument(
+        "--ray-workers", type=positive, metavar="N", help="embedding actors (setting ray_workers)"
+    )
+    ingest.set_defaults(run=run_ingest)
 
 
 def run_ingest(args: argparse.Namespace, settings: Settings) -> int:

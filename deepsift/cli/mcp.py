@@ -1,9 +1,25 @@
 """`deepsift mcp`: the tools over the Model Context Protocol, on stdin and stdout."""
 
 import argparse
+from pathlib import Path
 
 from deepsift.config import Settings
 from deepsift.errors import UserError
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    mcp = commands.add_parser(
+        "mcp", help="research, ingest and reports for MCP clients (assistants, editors), on stdio"
+    )
+    mcp.add_argument(
+        "--allow",
+        action="append",
+        type=Path,
+        metavar="FOLDER",
+        help="a folder the ingest tool may read (again for more; besides the client's roots; "
+        "setting mcp_ingest_folders)",
+    )
+    mcp.set_defaults(run=run_mcp)
 
 
 def run_mcp(args: argparse.Namespace, settings: Settings) -> int:

@@ -1,21 +1,71 @@
-"""`deepsift research` with its live view and review prompt, and `deepsift graph`."""
+"""`deepsift research` with its live view and review prompt."""
 
 import argparse
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from rich.markdown import Markdown
 from rich.markup import escape
 
 from deepsift.agents import AGENTS
+from deepsift.cli.arguments import names, positive
 from deepsift.cli.console import err, live_view, out
-from deepsift.config import Settings
+from deepsift.config import LENGTHS, Settings
 from deepsift.errors import RunStopped, UserError
-from deepsift.report.output.export import check_output, report_format, write_report
+from deepsift.report.output.export import FORMATS, check_output, report_format, write_report
 
 REVIEW_HELP = """Enter: run this plan · e N TEXT: edit query N · d N: drop query N
 s N A,B: search query N in sources A,B · a TEXT: add a query · q: stop here (resume later)"""
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    research = commands.add_parser("research", help="research a question and write a report")
+    research.add_argument("question", nargs="?", default="")
+    research.add_argument(
+        "-o", "--output", type=Path, help="write the report here: .md, .html, .pdf or .docx"
+    )
+    research.add_argument("--format", choices=FORMATS, help="the report file's format (-o)")
+    research.add_argument("--collections", type=names, help="comma-separated collections to search")
+    research.add_argument(
+        "--agent",
+        choices=AGENTS,
+        default="deepsift",
+        help="; ".join(f"{a.name}: {a.summary}" for a in AGENTS.values()),
+    )
+    research.add_argument(
+        "--max-iterations",
+        type=positive,
+        help="deepsift: rounds at most (default: 1 on the embedded model, 3 on an endpoint)",
+    )
+    research.add_argument("--max-searches", type=positive, help="search-o1: searches at most")
+    research.add_argument(
+        "--max-steps",
+        type=positive,
+        help="react: actions at most (default: setting react_max_steps)",
+    )
+    research.add_argument("--thread", help="thread id: resume or reread that run")
+    research.add_argument("--json", action="store_true", help="print one JSON object")
+    research.add_argument(
+        "--web",
+        action=argparse.BooleanOptionalAction,
+        help="search the web too (default: when a web backend is set up), or never (--no-web)",
+    )
+    research.add_argument(
+        "--review", action="store_true", help="review and edit the planned searches before they run"
+    )
+    research.add_argument(
+        "--length",
+        choices=LENGTHS,
+        help="report body: brief ~300, standard ~1,000, long ~2,500 words (default: setting "
+        "report_length, standard)",
+    )
+    research.add_argument(
+        "--language",
+        help="write the report in this language, e.g. german (default: the question's)",
+    )
+    research.set_defaults(run=run_research)
 
 
 def run_research(args: argparse.Namespace, settings: Settings) -> int:
@@ -152,9 +202,3 @@ def _edit_plan(plan: list[dict[str, Any]], line: str, sources: dict[str, str]) -
         route["sources"] = picked
     else:
         raise ValueError(f"not understood: {line!r}\n{REVIEW_HELP}")
-
-
-def run_graph(args: argparse.Namespace, settings: Settings) -> int:
-    # Drawn without a store or a model.
-    print(AGENTS[args.agent].build(None).get_graph().draw_mermaid())
-    return 0

@@ -4,10 +4,28 @@ import argparse
 import secrets
 import sys
 
+from deepsift.cli.arguments import positive
 from deepsift.cli.console import err
 from deepsift.config import Settings
 from deepsift.errors import UserError
 from deepsift.serve import is_loopback
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    serve = commands.add_parser("serve", help="the web app and its HTTP API")
+    serve.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)"
+    )
+    serve.add_argument("--port", type=positive, default=8000)
+    serve.add_argument(
+        "--token",
+        nargs="?",
+        const="",  # --token alone
+        default=None,
+        help="every request must carry it (required off loopback); without a value, a new random "
+        "one, printed in the link (default: DEEPSIFT_SERVE_TOKEN; a value here shows in ps)",
+    )
+    serve.set_defaults(run=run_serve)
 
 
 def run_serve(args: argparse.Namespace, settings: Settings) -> int:
