@@ -1,177 +1,63 @@
 """Milvus collections: schema, document bookkeeping, hybrid (dense + BM25) search.
 
 One collection per source set. The collection's properties record its description (the routing
-signal) and the embedding model and dimension its vectors were made with.
+signal) and the embedding model and dimension its vectors were made with. client.py opens the
+store, schema.py says what a collection holds; Store, here, reads and writes it.
+
+Imports deepsift.config, deepsift.errors, deepsift.llm and deepsift.records.
 """
 
-import fcntl
 import hashlib
-import logging
 import os
-import re
-import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
-from pathlib import Path
+from dataclasses import replace
 from typing import Any
-
-from pydantic import BaseModel
 
 os.environ.setdefault("GRPC_VERBOSITY", "NONE")  # Milvus Lite's keepalive chatter is not an error
 
-from pymilvus import (  # noqa: E402
-    AnnSearchRequest,
-    DataType,
-    Function,
-    FunctionType,
-    MilvusClient,
-    RRFRanker,
+from pymilvus import AnnSearchRequest, RRFRanker  # noqa: E402
+
+from deepsift.config import Settings  # noqa: E402
+from deepsift.llm.embedders import Embedder  # noqa: E402
+from deepsift.records import Chunk  # noqa: E402
+from deepsift.store.client import StoreError, open_client  # noqa: E402
+from deepsift.store.schema import (  # noqa: E402
+    MAX_TEXT_BYTES,
+    MAX_TITLE_BYTES,
+    OUTPUT,
+    PENDING,
+    READ,
+    REBUILD_PREFIX,
+    CollectionInfo,
+    StoredChunk,
+    check_collection_name,
+    collection_schema,
+    facts_of,
+    quoted,
 )
 
-from deepsift.config import Settings, make_folder
-from deepsift.errors import UserError
-from deepsift.llm.embedders import Embedder
-from deepsift.records import Chunk
+__all__ = [
+    "MAX_TEXT_BYTES",
+    "MAX_TITLE_BYTES",
+    "PENDING",
+    "CollectionInfo",
+    "Store",
+    "StoreError",
+    "StoredChunk",
+    "check_collection_name",
+]
 
-# Milvus Lite does not implement the query iterator's timestamp call: its in-process gRPC server
-# logs a traceback and pymilvus a warning on every listing, though the listing is complete.
-logging.getLogger("grpc._server").setLevel(logging.CRITICAL)
-# It also logs a traceback when it cannot open a database; StoreError says why in one line.
-logging.getLogger("milvus_lite.server_manager").setLevel(logging.CRITICAL)
-logging.getLogger("pymilvus.client.iterator.query_iterator").setLevel(logging.ERROR)
-
-_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,254}$")
-_OUTPUT = ["text", "source", "title", "position"]
-_READ = [*_OUTPUT, "metadata"]  # a chunk's metadata holds its document's facts
-MAX_TEXT_BYTES = 65_535
-MAX_TITLE_BYTES = 1024
-# The doc_hash of a document's first chunk while its chunks are being replaced: the document's
-# own hash is written last, so an interrupted replacement reads as changed and is redone.
-PENDING = ""
-# A Milvus string literal knows only these escapes (not json's \uXXXX); all else stands as itself.
-_LITERAL_ESCAPES = str.maketrans({"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r"})
-_WAIT_STEP = 0.5  # seconds between tries to open a Milvus Lite file another process holds
-# A collection's copy being re-embedded (`reembed`); hidden from the listing, and once complete
-# (its property "deepsift.rebuilds" names the original) it replaces the original.
-_REBUILD_PREFIX = "_rebuild_"
 _REBUILD_BATCH = 256
 # A Milvus server returns at most 16,384 rows a query and takes a bounded message: listings
 # page through a query iterator, and deletes name this many ids at a time.
 _PAGE = 1000
-
-
-class StoreError(UserError):
-    """A storage problem the user can act on; the message says what to do."""
-
-
-@dataclass
-class StoredChunk:
-    """One chunk as written to a collection: its text, vector and where it came from."""
-
-    id: str
-    text: str
-    vector: list[float]
-    source: str
-    title: str
-    position: int
-    doc_hash: str
-    metadata: dict[str, Any] = field(default_factory=dict)
-
-    def row(self) -> dict[str, Any]:
-        """The Milvus row, text and title cut to what their fields hold (limits in bytes)."""
-        return {
-            "id": self.id,
-            "text": _fit(self.text, MAX_TEXT_BYTES),
-            "dense": self.vector,
-            "source": self.source,
-            "title": _fit(self.title, MAX_TITLE_BYTES),
-            "position": self.position,
-            "doc_hash": self.doc_hash,
-            "metadata": self.metadata,
-        }
-
-
-class CollectionInfo(BaseModel):
-    name: str
-    description: str
-    documents: int
-    chunks: int
-    embedding_model: str
-
-
-def check_collection_name(name: str) -> str:
-    if name == "web":
-        raise StoreError("collection name 'web' is taken by the web source: choose another")
-    if not _NAME.match(name) or name.startswith(_REBUILD_PREFIX):
-        raise StoreError(
-            f"collection name {name!r} is invalid: "
-            f"use letters, digits and _, not starting with a digit or {_REBUILD_PREFIX}"
-        )
-    return name
-
-
-def _locked(lite_db: Path) -> bool:
-    """Whether another process holds Milvus Lite's lock on this database directory."""
-    lock = lite_db / "LOCK"
-    if not lock.exists():
-        return False
-    with lock.open("a") as handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            return True
-        fcntl.flock(handle, fcntl.LOCK_UN)
-    return False
-
-
-def _open(settings: Settings) -> MilvusClient:
-    """A client for the configured Milvus; a Lite file another process holds is retried until
-    `store_wait` seconds have passed."""
-    uri = settings.resolved_milvus_uri
-    if "://" not in uri:
-        setting = "DEEPSIFT_MILVUS_URI" if settings.milvus_uri else "DEEPSIFT_DATA_DIR"
-        make_folder(Path(uri).parent, setting)
-    deadline = time.monotonic() + settings.store_wait
-    waiting = False
-    while True:
-        try:
-            return MilvusClient(uri=uri, token=settings.milvus_token)
-        except Exception as e:  # pymilvus raises several types for one cause: cannot open
-            if "://" in uri or not _locked(Path(uri)):
-                raise StoreError(f"cannot open Milvus at {uri}: {e}") from None
-        if time.monotonic() >= deadline:
-            waited = f" (waited {settings.store_wait:g} s)" if settings.store_wait else ""
-            raise StoreError(
-                f"the Milvus Lite database {uri} is in use by another process{waited}; wait for "
-                "it (--wait SECONDS, setting store_wait), or set DEEPSIFT_MILVUS_URI to a Milvus "
-                "server"
-            )
-        if not waiting:
-            logging.getLogger(__name__).warning(
-                "the Milvus Lite database %s is in use by another process: waiting up to %g s",
-                uri,
-                settings.store_wait,
-            )
-            waiting = True
-        time.sleep(_WAIT_STEP)
-
-
-def _fit(text: str, max_bytes: int) -> str:
-    encoded = text.encode()
-    return text if len(encoded) <= max_bytes else encoded[:max_bytes].decode(errors="ignore")
-
-
 # Rows read per document counted by `mentioning`: a long document mentions a name many times.
 _MENTION_ROWS = 20
 
 
-def _quoted(value: str) -> str:
-    return f'"{value.translate(_LITERAL_ESCAPES)}"'
-
-
 class Store:
     def __init__(self, settings: Settings) -> None:
-        self._client = _open(settings)
+        self._client = open_client(settings)
         self._loaded: set[str] = set()
         self._finish_rebuilds()
 
@@ -186,7 +72,7 @@ class Store:
 
     def names(self) -> list[str]:
         names = self._client.list_collections()
-        return sorted(name for name in names if not name.startswith(_REBUILD_PREFIX))
+        return sorted(name for name in names if not name.startswith(REBUILD_PREFIX))
 
     def exists(self, name: str) -> bool:
         return self._client.has_collection(name)
@@ -213,24 +99,7 @@ class Store:
         self._create(name, description or "", embedder)
 
     def _create(self, name: str, description: str, embedder: Embedder) -> None:
-        schema = MilvusClient.create_schema(auto_id=False, enable_dynamic_field=False)
-        schema.add_field("id", DataType.VARCHAR, is_primary=True, max_length=64)
-        schema.add_field("text", DataType.VARCHAR, max_length=MAX_TEXT_BYTES, enable_analyzer=True)
-        schema.add_field("dense", DataType.FLOAT_VECTOR, dim=embedder.dim)
-        schema.add_field("sparse", DataType.SPARSE_FLOAT_VECTOR)
-        schema.add_field("source", DataType.VARCHAR, max_length=4096)
-        schema.add_field("title", DataType.VARCHAR, max_length=MAX_TITLE_BYTES)
-        schema.add_field("position", DataType.INT64)
-        schema.add_field("doc_hash", DataType.VARCHAR, max_length=64)
-        schema.add_field("metadata", DataType.JSON)
-        schema.add_function(
-            Function(
-                name="text_bm25",
-                function_type=FunctionType.BM25,
-                input_field_names=["text"],
-                output_field_names=["sparse"],
-            )
-        )
+        schema = collection_schema(embedder.dim)
         index = self._client.prepare_index_params()
         index.add_index("dense", index_type="AUTOINDEX", metric_type="COSINE")
         index.add_index("sparse", index_type="SPARSE_INVERTED_INDEX", metric_type="BM25")
@@ -305,7 +174,7 @@ class Store:
         pattern = phrase.replace("%", "").replace("_", "")
         rows = self._client.query(
             name,
-            filter=f"text like {_quoted('%' + pattern + '%')}",
+            filter=f"text like {quoted('%' + pattern + '%')}",
             output_fields=["source"],
             limit=most * _MENTION_ROWS,
         )
@@ -317,14 +186,14 @@ class Store:
         self._load(name)
         rows = self._client.query(
             name,
-            filter=f"source == {_quoted(source)} and position < {int(chunks)}",
-            output_fields=["id", *_READ],
+            filter=f"source == {quoted(source)} and position < {int(chunks)}",
+            output_fields=["id", *READ],
         )
         return [
             Chunk(
                 collection=name,
-                facts=_facts(row),
-                **{field: row[field] for field in ["id", *_OUTPUT]},
+                facts=facts_of(row),
+                **{field: row[field] for field in ["id", *OUTPUT]},
             )
             for row in sorted(rows, key=lambda row: row["position"])
         ]
@@ -343,7 +212,7 @@ class Store:
         )
 
     def _ids_of(self, name: str, source: str) -> set[str]:
-        return {row["id"] for row in self._rows(name, f"source == {_quoted(source)}", ["id"])}
+        return {row["id"] for row in self._rows(name, f"source == {quoted(source)}", ["id"])}
 
     def add_chunks(self, name: str, chunks: list[StoredChunk]) -> None:
         """Upsert chunks (an id already stored is overwritten)."""
@@ -395,7 +264,7 @@ class Store:
         A copy is built beside the collection and replaces it only when complete, so an
         interrupted rebuild leaves the collection as it was (the copy is redone next time)."""
         self._load(name)
-        copy = _REBUILD_PREFIX + hashlib.sha256(name.encode()).hexdigest()[:16]
+        copy = REBUILD_PREFIX + hashlib.sha256(name.encode()).hexdigest()[:16]
         if self.exists(copy):
             self._client.drop_collection(copy)
         self._create(copy, self.description(name), embedder)
@@ -425,7 +294,7 @@ class Store:
 
     def _finish_rebuilds(self) -> None:
         for copy in self._client.list_collections():
-            if copy.startswith(_REBUILD_PREFIX):
+            if copy.startswith(REBUILD_PREFIX):
                 name = self._properties(copy).get("deepsift.rebuilds")
                 if name and not self.exists(name):
                     self._replace(copy, name)
@@ -443,7 +312,7 @@ class Store:
         within the documents `sources`, and among the chunks `ids`, when given."""
         self._load(name)
         bounds = [
-            f"{field} in [{', '.join(map(_quoted, values))}]"
+            f"{field} in [{', '.join(map(quoted, values))}]"
             for field, values in (("source", sources), ("id", ids))
             if values
         ]
@@ -453,7 +322,7 @@ class Store:
             AnnSearchRequest(data=[query], anns_field="sparse", param={}, limit=k * 2, expr=within),
         ]
         hits = self._client.hybrid_search(
-            name, requests, RRFRanker(60), limit=k, output_fields=_READ
+            name, requests, RRFRanker(60), limit=k, output_fields=READ
         )[0]
         return [
             Chunk(
@@ -461,14 +330,8 @@ class Store:
                 collection=name,
                 score=hit["distance"],
                 query=query,
-                facts=_facts(hit["entity"]),
-                **{field: hit["entity"][field] for field in _OUTPUT},
+                facts=facts_of(hit["entity"]),
+                **{field: hit["entity"][field] for field in OUTPUT},
             )
             for hit in hits
         ]
-
-
-def _facts(row: dict[str, Any]) -> dict[str, Any]:
-    """The document facts stored with a chunk ({} in a collection ingested before them)."""
-    facts = (row.get("metadata") or {}).get("facts")
-    return facts if isinstance(facts, dict) else {}
