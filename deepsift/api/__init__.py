@@ -9,8 +9,8 @@ studio, serve or cli.
 import threading
 import time
 import uuid
-from collections.abc import Callable
-from contextlib import nullcontext
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, nullcontext
 from typing import Any
 
 from langgraph.graph.state import CompiledStateGraph
@@ -90,14 +90,7 @@ def research(
     report; by default the report_length and report_language settings. `checkpoints=False`
     keeps the run in memory only (batch runs). Setting `cancel` stops the run before its next
     model call or step (RunCancelled); what it finished is saved, and its thread id resumes it."""
-    agent_named(agent)  # an unknown agent is refused before anything opens
-    if review and not agent_named(agent).review:
-        reviewed = ", ".join(name for name, a in AGENTS.items() if a.review)
-        raise UserError(f"--review works with the {reviewed} agent only")
-    if length is not None and length not in LENGTHS:
-        raise UserError(f"unknown report length {length!r}; choose from {', '.join(LENGTHS)}")
-    if not question.strip() and thread_id is None:  # before any store or model is opened
-        raise UserError("the question is empty")
+    _check_request(question, agent, review, length, thread_id)
     settings = settings or Settings()
     make_folder(settings.data_dir, "DEEPSIFT_DATA_DIR")
     started = time.monotonic()
@@ -131,20 +124,43 @@ def research(
                 **({"report_length": length} if length else {}),
                 **({"report_language": language} if language is not None else {}),
             }
-        try:
-            with (
-                replies.kept_for(thread_id) if checkpoints else nullcontext(),
-                cancelled_by(cancel),
-            ):
-                saved = _advance(graph, run_input, saved, config, on_update, reviewer)
-        except Exception as e:
-            reason = endpoint_failure(e)
-            if reason is None or not checkpoints:
-                raise
-            raise RunStopped(reason, thread_id) from e
+        with _running(thread_id, checkpoints, cancel):
+            saved = _advance(graph, run_input, saved, config, on_update, reviewer)
         if not saved.next and isinstance(deps.llm.cache, replies.RunReplies):
             deps.llm.cache.forget(thread_id)  # finished: nothing will resume it
     return run_result(agent, saved, thread_id, time.monotonic() - started)
+
+
+def _check_request(
+    question: str, agent: str, review: bool, length: Length | None, thread_id: str | None
+) -> None:
+    """Refuse, before any store or model is opened, what research() cannot run."""
+    agent_named(agent)  # an unknown agent is refused
+    if review and not agent_named(agent).review:
+        reviewed = ", ".join(name for name, a in AGENTS.items() if a.review)
+        raise UserError(f"--review works with the {reviewed} agent only")
+    if length is not None and length not in LENGTHS:
+        raise UserError(f"unknown report length {length!r}; choose from {', '.join(LENGTHS)}")
+    if not question.strip() and thread_id is None:
+        raise UserError("the question is empty")
+
+
+@contextmanager
+def _running(thread_id: str, checkpoints: bool, cancel: threading.Event | None) -> Iterator[None]:
+    """A run's steps: its model replies kept for the thread (when checkpointed), stopped when
+    `cancel` is set, and an endpoint failure turned into RunStopped, which names the thread that
+    resumes it."""
+    try:
+        with (
+            replies.kept_for(thread_id) if checkpoints else nullcontext(),
+            cancelled_by(cancel),
+        ):
+            yield
+    except Exception as e:
+        reason = endpoint_failure(e)
+        if reason is None or not checkpoints:
+            raise
+        raise RunStopped(reason, thread_id) from e
 
 
 def new_thread_id() -> str:
