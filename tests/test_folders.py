@@ -171,7 +171,7 @@ def test_eval_reports_researches_the_folder_and_scores_its_facts(folder, llm, tm
     assert result.returncode == 0, result.stderr
     (row,) = [json.loads(line) for line in (out / "reports.jsonl").read_text().splitlines()]
     assert row["rubric"] == 0.5 and row["documents"] >= 1
-    assert "| id | rubric | reader_defects | fragment |" in result.stdout
+    assert "| id | rubric | lead | reader_defects | fragment |" in result.stdout
     sources = (out / "reports" / "r1.md").read_text().split("## Sources")[1]
     assert "[1] " in sources  # cites a document of the folder
 

@@ -1,10 +1,12 @@
 """`deepsift eval reports`: research each question, then score every report without a model
-(and, with --judge, by a rubric from a judge endpoint)."""
+(and, with --judge, by a rubric from a judge endpoint). The scores are the grader's own rules
+(deepsift.eval.reader, deepsift.eval.figures; the yardstick is ../shared/tools/score_reports.py),
+never the filters that wrote the report: a grade by those could not see what they miss."""
 
 import json
 import re
 from collections.abc import Callable
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import openai
 from langchain_core.messages import HumanMessage, SystemMessage
@@ -14,18 +16,21 @@ from deepsift.api import ResearchResult, research
 from deepsift.config import Settings
 from deepsift.deps import Deps
 from deepsift.errors import UserError
+from deepsift.eval.figures import figures, names, unheld
+from deepsift.eval.reader import KINDS, defects, repeats
+from deepsift.ingest.facts import facts_text
 from deepsift.llm.structured import ask_structured
 from deepsift.prompts import judge as prompt
 from deepsift.records import Chunk, Source, Usage
-from deepsift.report.checks.claims import names, numbers, unsupported
-from deepsift.report.checks.defects import defects
-from deepsift.report.evidence.documents import evidence_of
 from deepsift.report.output.headings import Labels, echoes_query, is_english, labels
 from deepsift.report.question.parts import question_parts
 from deepsift.text.marks import cited, without_marks
 from deepsift.text.sentences import split_sentences
 from deepsift.text.words import words
 
+# Scored only when the question gives facts (rubric, lead) or gold documents (gold_cited,
+# of_cited).
+GRADED = ["rubric", "lead", "gold_cited", "of_cited"]
 COLUMNS = [
     "reader_defects",
     "fragment",
@@ -41,6 +46,7 @@ COLUMNS = [
     "unheld_numbers",
     "repeated",
     "parts_concluded",
+    "quoted",
     "documents",
     "llm_calls",
     "seconds",
@@ -60,6 +66,7 @@ class ReportQuestion(BaseModel):
     length: str | None = None
     language: str | None = None
     facts: list[Fact] = []
+    gold_sources: list[str] = []  # file names of the documents that answer it
 
 
 class Rubric(BaseModel):
@@ -117,9 +124,61 @@ def cited_sentences(report: str, says: Labels | None = None) -> list[tuple[str, 
 def rubric(report: str, facts: list[Fact], language: str = "") -> float:
     """The share of `facts` the report states: any of a fact's substrings in its text before
     the Notes and Sources, case set aside (1.0 when there are none)."""
-    said = _before_notes(report, labels(language)).casefold()
+    return _stated(_before_notes(report, labels(language)), facts)
+
+
+def _stated(text: str, facts: list[Fact]) -> float:
+    said = text.casefold()
     stated = sum(any(s.casefold() in said for s in fact.any_of) for fact in facts)
     return round(stated / len(facts), 3) if facts else 1.0
+
+
+def lead(report: str, facts: list[Fact], language: str = "") -> float:
+    """The share of `facts` stated where a reader looks first: a key finding, or the first two
+    sentences of a section (the title's and the conclusion's too; the Documents table aside)."""
+    says = labels(language)
+    first = []
+    for section in re.split(r"\n(?=## )", _before_notes(report, says)):
+        heading, _, text = section.partition("\n")
+        if heading == f"## {says.findings}":
+            first.append(text)
+        elif heading != f"## {says.documents[0]}":
+            prose = " ".join(line for line in text.splitlines() if not line.startswith(("#", "|")))
+            first += split_sentences(" ".join(prose.split()))[:2]
+    return _stated("\n".join(first), facts)
+
+
+def quoted(report: str, says: Labels | None = None) -> float:
+    """The share of the body's sentences (of four words or more) that quote a document ("RFC
+    2052 says: “…”"): quotation is for wording that matters, not a way to fill a section."""
+    said = [s for s, _ in cited_sentences(report, says) if len(s.split()) > 3]
+    quoting = sum(bool(re.search(r"\bsays?:\s*[“\"]", s)) for s in said)
+    return round(quoting / len(said), 3) if said else 0.0
+
+
+def cited_files(report: str, says: Labels | None = None) -> set[str]:
+    """The file names of the documents the report's Sources list (a URL's last segment)."""
+    sources = report.partition(f"\n## {(says or labels('')).sources}\n")[2]
+    return {PurePosixPath(path).name for path in re.findall(r"`([^`]+)`\s*$", sources, re.M)}
+
+
+def gold_shares(cited: set[str], gold: list[str]) -> dict[str, float]:
+    """The share of the gold documents cited, and of the cited documents that are gold (none
+    when nothing is cited)."""
+    found = len(cited & set(gold))
+    shares = {"gold_cited": round(found / len(gold), 3)}
+    return shares | ({"of_cited": round(found / len(cited), 3)} if cited else {})
+
+
+def graded(report: str, question: ReportQuestion, language: str = "") -> dict[str, float]:
+    """The columns of GRADED that the question's facts and gold documents allow."""
+    row: dict[str, float] = {}
+    if question.facts:
+        row["rubric"] = rubric(report, question.facts, language)
+        row["lead"] = lead(report, question.facts, language)
+    if question.gold_sources:
+        row |= gold_shares(cited_files(report, labels(language)), question.gold_sources)
+    return row
 
 
 def research_and_score(
@@ -160,11 +219,7 @@ def research_and_score(
         language = question.language or settings.report_language
         row = {
             "id": question.id,
-            **(
-                {"rubric": rubric(result.report, question.facts, language)}
-                if question.facts
-                else {}
-            ),
+            **graded(result.report, question, language),
             **score(result, seen["sources"], seen["chunks"], language),
         }
         if judge_llm is not None:
@@ -191,23 +246,22 @@ def score(
     names their cited excerpts hold, the numbers no cited excerpt holds, and the documents
     cited. `cited` are the run's sources with the ids of the chunks cited from each (from its
     last update), `chunks` every chunk it retrieved."""
-    texts = {s.n: [evidence_of(chunks[i]) for i in s.chunk_ids if i in chunks] for s in cited}
+    texts = {s.n: [_excerpt(chunks[i]) for i in s.chunk_ids if i in chunks] for s in cited}
     check_names = is_english(language)
     says = labels(language)
     said = cited_sentences(result.report, says)
-    checked = passed = unheld = 0
+    checked = passed = unheld_figures = 0
     for sentence, cites in said:
-        if not (numbers(sentence) or (check_names and names(sentence))):
+        if not (figures(sentence) or (check_names and names(sentence))):
             continue
-        evidence = [t for n in cites for t in texts.get(n, [])]
-        missing = unsupported(sentence, evidence + [result.question], check_names)
+        evidence = [t for n in cites for t in texts.get(n, [])] + [result.question]
         checked += 1
-        passed += not missing
-        unheld += len(unsupported(sentence, evidence + [result.question], check_names=False))
+        passed += not unheld(sentence, evidence, check_names)
+        unheld_figures += len(unheld(sentence, evidence, check_names=False))
     fixed = {says.findings, says.conclusion, says.notes, says.sources, says.documents[0]}
     headings = [h for h in re.findall(r"^## (.*)$", result.report, re.MULTILINE) if h not in fixed]
     return {
-        # what a reader stops at (deepsift.report.checks.defects; ../shared/tools/reader_check.py)
+        # what a reader stops at (deepsift.eval.reader; ../shared/tools/reader_check.py)
         **reader_counts(result.report, result.question, says),
         "words": len(words(without_marks(body_of(result.report, says)))),
         "sections": len(headings),
@@ -217,39 +271,34 @@ def score(
         ),
         "cited_share": round(sum(bool(m) for _, m in said) / len(said), 3) if said else 0.0,
         "claim_pass": round(passed / checked, 3) if checked else 1.0,
-        "unheld_numbers": unheld,
+        "unheld_numbers": unheld_figures,
         "parts_concluded": concluded_share(result.report, result.question, says),
+        "quoted": quoted(result.report, says),
         "documents": len(result.sources),
         "llm_calls": result.usage.llm_calls,
         "seconds": round(result.usage.seconds, 1),
     }
 
 
+def _excerpt(chunk: Chunk) -> str:
+    """What a sentence citing the chunk may rest on: its text and its document's facts."""
+    return f"{chunk.text}\n{facts_text(chunk.facts)}"
+
+
 def reader_counts(report: str, question: str, says: Labels | None = None) -> dict[str, int]:
-    """What a reader stops at in the report's prose (tables aside), by kind
-    (deepsift.report.checks.defects; the rules of ../shared/tools/reader_check.py), their total with
-    the repeated sentences, and the sentences that answer no part of the question."""
-    sentences = [s for s, _ in cited_sentences(report, says)]
-    caught = [kind for sentence in sentences for kind in defects(without_marks(sentence))]
-    kinds = {kind: caught.count(kind) for kind in ("fragment", "voice", "deictic", "markup")}
-    repeats = _repeats(sentences)
+    """What a reader stops at in the report's prose (tables aside), by kind (deepsift.eval.reader;
+    the rules of ../shared/tools/reader_check.py), their total with the repeated sentences, and
+    the sentences that answer no part of the question."""
+    sentences = [without_marks(s) for s, _ in cited_sentences(report, says)]
+    caught = [kind for sentence in sentences for kind in defects(sentence)]
+    kinds = {kind: caught.count(kind) for kind in KINDS}
+    repeated = repeats(sentences)
     return {
-        "reader_defects": sum(kinds.values()) + repeats,
+        "reader_defects": sum(kinds.values()) + repeated,
         **kinds,
-        "repeated": repeats,
+        "repeated": repeated,
         "off_part": off_part(sentences, question),
     }
-
-
-def _repeats(sentences: list[str]) -> int:
-    """Sentences of six words or more that say again what an earlier one said: 80% of the
-    words of the shorter of the two are in both (the first saying is no repeat)."""
-    said = [words(without_marks(s).casefold()) for s in sentences]
-    long = [set(w) for w in said if len(w) >= 6]
-    return sum(
-        any(len(bag & before) >= 0.8 * min(len(bag), len(before)) for before in long[:n])
-        for n, bag in enumerate(long)
-    )
 
 
 def off_part(sentences: list[str], question: str) -> int:
@@ -293,9 +342,10 @@ def judge(llm, question: str, report: str) -> tuple[Rubric | None, Usage]:
 
 
 def summary_table(rows: list[dict]) -> str:
-    """One line per question and the mean of each column, as Markdown."""
-    judged = [c for c in Rubric.model_fields if any(c in r for r in rows)]
-    columns = (["rubric"] if any("rubric" in r for r in rows) else []) + COLUMNS + judged
+    """One line per question and the mean of each column (over the rows that have it), as
+    Markdown; a column no row has is left out."""
+    every = [*GRADED, *COLUMNS, *Rubric.model_fields]
+    columns = [c for c in every if any(c in r for r in rows)]
     lines = ["| id | " + " | ".join(columns) + " |", "|---" * (len(columns) + 1) + "|"]
     for row in rows:
         lines.append(f"| {row['id']} | " + " | ".join(str(row.get(c, "")) for c in columns) + " |")
