@@ -3,16 +3,21 @@ a summary."""
 
 import argparse
 import time
-from functools import partial
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.markup import escape
+from rich.progress import Progress
 from rich.table import Table
 
 from deepsift.cli.arguments import positive
 from deepsift.cli.console import err, transient_progress
 from deepsift.config import Settings
 from deepsift.errors import UserError
+
+if TYPE_CHECKING:
+    from deepsift.api.ingest import IngestEvent
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -46,23 +51,19 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def run_ingest(args: argparse.Namespace, settings: Settings) -> int:
-    from deepsift.ingest.pipeline import FileResult, ingest
-    from deepsift.llm.embedders import get_embedder
+    from deepsift.api.ingest import ingest
     from deepsift.store import Store, check_collection_name
-    from deepsift.text.locations import display_path, is_url
+    from deepsift.text.locations import is_url
 
     check_collection_name(args.collection)
     paths = [Path(item) for item in args.paths if not is_url(item)]
     urls = [item for item in args.paths if is_url(item)]
-    pages = None
-    if args.urls or urls:
-        from deepsift.web.pages import WebPages, read_url_list  # the web stack, only for URLs
+    if args.urls:
+        from deepsift.web.pages import read_url_list  # the web stack, only for URLs
 
-        pages = WebPages(urls + (read_url_list(args.urls) if args.urls else []), settings)
-    if not paths and not pages:
+        urls += read_url_list(args.urls)
+    if not paths and not urls and not args.urls:
         raise UserError("ingest needs files, folders or URLs: give PATH or URL, or --urls FILE")
-    if pages and settings.ray_address:
-        raise UserError("URLs are ingested without --ray: ingest them in a run of their own")
     store = Store(settings)
     if args.description is None and not store.exists(args.collection):
         err.print(
@@ -73,53 +74,57 @@ def run_ingest(args: argparse.Namespace, settings: Settings) -> int:
         )
     started = time.monotonic()
     with store, transient_progress(elapsed=True) as progress:
-        task = progress.add_task("loading the embedding model", total=None)
-        chunks = 0
-
-        def on_start(total: int) -> None:
-            progress.update(task, total=total, description="files  0 new chunks")
-
-        def on_file(result: FileResult) -> None:
-            nonlocal chunks
-            if result.status == "failed":
-                progress.console.print(
-                    f"[yellow]skipped[/yellow] {escape(display_path(result.source))}: "
-                    f"{escape(result.error)}",
-                    highlight=False,
-                    soft_wrap=True,
-                )
-            else:
-                chunks += result.chunks if result.status in ("added", "updated") else 0
-                progress.advance(task)
-            progress.update(task, description=f"files  {chunks} new chunks")
-
-        def on_chunks(source: str, done: int, total: int) -> None:
-            if total > done:  # a large file: its chunks' progress, until it is written
-                name = escape(display_path(source))  # the description is markup
-                description = f"files  {chunks} new chunks  {name}: {done:,}/{total:,} chunks"
-                progress.update(task, description=description)
-
-        embedder = get_embedder(settings)
-        if settings.ray_address:  # no chunk progress: a file's chunks come back all at once
-            from deepsift.ingest.on_ray import ingest_on_ray as run
-        else:
-            run = partial(ingest, on_chunks=on_chunks, pages=pages)
-        report = run(
+        finished = ingest(
             paths,
             args.collection,
             store,
-            embedder,
             settings,
+            urls=urls,
             description=args.description,
             prune=args.prune,
-            on_file=on_file,
-            on_start=on_start,
+            on_event=_progress_bar(progress),
         )
     seconds = time.monotonic() - started
+    report = finished.report
     table = Table(title=f"ingest into {args.collection}", title_justify="left")
     for column in ("added", "updated", "unchanged", "pruned", "failed", "new chunks", "seconds"):
         table.add_column(column, justify="right")
     counts = [report.count(s) for s in ("added", "updated", "unchanged", "pruned", "failed")]
     table.add_row(*map(str, counts), str(report.new_chunks), f"{seconds:.1f}")
     err.print(table)
-    return 0 if report.succeeded else 1
+    if finished.nothing and not report.files:  # else each failed file said why as it came
+        err.print(escape(finished.nothing), highlight=False, soft_wrap=True)
+    return 1 if finished.nothing else 0
+
+
+def _progress_bar(progress: Progress) -> "Callable[[IngestEvent], None]":
+    """Draw the ingest's events: a bar of files and the new chunks so far (a large file's
+    chunks as they are embedded), a line for each file skipped."""
+    from deepsift.api.ingest import ChunksDone, FileDone, Started
+    from deepsift.text.locations import display_path
+
+    task = progress.add_task("loading the embedding model", total=None)
+    chunks = 0
+
+    def draw(event: "IngestEvent") -> None:
+        nonlocal chunks
+        match event:
+            case Started(files=total):
+                progress.update(task, total=total, description="files  0 new chunks")
+            case FileDone(result=result) if result.status == "failed":
+                progress.console.print(
+                    f"[yellow]skipped[/yellow] {escape(display_path(result.source))}: "
+                    f"{escape(result.error)}",
+                    highlight=False,
+                    soft_wrap=True,
+                )
+            case FileDone(result=result):
+                chunks += result.chunks if result.status in ("added", "updated") else 0
+                progress.advance(task)
+                progress.update(task, description=f"files  {chunks} new chunks")
+            case ChunksDone(source=source, done=done, total=total) if total > done:
+                name = escape(display_path(source))  # the description is markup
+                description = f"files  {chunks} new chunks  {name}: {done:,}/{total:,} chunks"
+                progress.update(task, description=description)
+
+    return draw

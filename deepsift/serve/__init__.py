@@ -1,6 +1,8 @@
-"""`deepsift serve`: the web app (app.py), its research-run queue (runs.py), uploads
-(uploads.py) and the page it serves (static/, hand-written, no build step, nothing from a CDN);
-and `deepsift mcp`, the MCP server (mcp.py).
+"""`deepsift serve`: the web app (app.py), who it answers (guard.py), its research-run queue
+(runs.py), uploads (uploads.py) and their ingest as server-sent events (upload_ingest.py), and
+the page it serves (static/, hand-written, no build step, nothing from a CDN); and `deepsift
+mcp`, the MCP server (mcp.py), its tools' answers (mcp_results.py) and the folders its ingest
+may read (mcp_folders.py). Every ingest goes through deepsift.api.ingest.
 
 May import the Python API (api), the agents and everything below them; never eval or cli.
 """

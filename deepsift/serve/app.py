@@ -2,22 +2,16 @@
 uploads and reports, and the page (static/) that uses it. One process, one store, one model."""
 
 import asyncio
-import hmac
 import html
 import json
-import queue
-import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
-from starlette.datastructures import MutableHeaders, UploadFile
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import (
@@ -29,18 +23,16 @@ from starlette.responses import (
 )
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
-from starlette.types import ASGIApp, Receive, Scope, Send
 
 from deepsift.agents import AGENTS, Agent
 from deepsift.api import CitedExcerpt, ResearchResult, read_run
 from deepsift.config import Settings
 from deepsift.deps import Deps
 from deepsift.errors import UserError
-from deepsift.ingest.pipeline import ingest
 from deepsift.llm.endpoint import endpoint_failure
 from deepsift.report.output.export import FORMATS, report_bytes
 from deepsift.retrieval.sources import WEB, WEB_DESCRIPTION
-from deepsift.serve import is_loopback
+from deepsift.serve.guard import SECURITY_HEADERS, TOKEN_COOKIE, Guard
 from deepsift.serve.runs import (
     FINAL_EVENTS,
     AskRequest,
@@ -55,26 +47,9 @@ from deepsift.serve.runs import (
     result_payload,
     validation_line,
 )
-from deepsift.serve.uploads import (
-    UploadRefused,
-    check_clashes,
-    check_type,
-    save,
-    upload_folder,
-)
+from deepsift.serve.upload_ingest import ingest_events, receive_files
 
 STATIC = Path(__file__).parent / "static"
-TOKEN_COOKIE = "deepsift_token"
-# Sent with every answer: no framing (clickjacking), no script but the page's own file (a
-# report or document that smuggled markup in runs nothing), no sniffing, no referrer.
-SECURITY_HEADERS = {
-    "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; "
-    "img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; "
-    "form-action 'self'",
-    "X-Frame-Options": "DENY",
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-}
 MEDIA = {
     "md": "text/markdown; charset=utf-8",
     "html": "text/html; charset=utf-8",
@@ -82,7 +57,6 @@ MEDIA = {
     "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
 }
 POLL = 0.05  # seconds between looks at a run's events while streaming them
-MAX_UPLOAD_FILES = 200
 
 
 def create_app(
@@ -137,7 +111,6 @@ class Handlers:
         self.deps = deps or Deps.from_settings(settings)
         self.runs = Runs(settings, self.deps, workers)
         self.token = token
-        self.ingesting = threading.Lock()
 
     async def page(self, request: Request) -> Response:
         if self.token and "token" in request.query_params:
@@ -292,14 +265,12 @@ class Handlers:
     async def upload(self, request: Request) -> Response:
         collection = request.path_params["name"]
         try:
-            saved = await _receive_files(request, self.settings, collection)
+            saved = await receive_files(request, self.settings, collection)
         except UserError as e:
             return _error(str(e), getattr(e, "status", 400))
         description = request.query_params.get("description") or None
         return StreamingResponse(
-            _ingest_events(
-                saved, collection, description, self.deps, self.settings, self.ingesting
-            ),
+            ingest_events(saved, collection, description, self.deps, self.settings),
             media_type="text/event-stream",
             headers={"Cache-Control": "no-store"},
         )
@@ -327,146 +298,6 @@ class Handlers:
             Route("/api/runs/{thread_id}/report.{fmt}", self.report),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ]
-
-
-async def _receive_files(request: Request, settings: Settings, collection: str) -> list[Path]:
-    """The request's files, checked (type, total size) and saved in the collection's upload
-    folder; UploadRefused says what was wrong, before anything is written."""
-    limit = settings.serve_max_upload_bytes
-    length = request.headers.get("content-length", "")
-    if not length.isdigit():
-        raise UploadRefused("an upload must say its size (Content-Length)", 411)
-    if int(length) > limit + 64_000:  # the form's own bytes beside the files
-        raise UploadRefused(_too_large(int(length), limit), 413)
-    folder = upload_folder(settings.data_dir, collection)
-    try:
-        form = await request.form(max_files=MAX_UPLOAD_FILES, max_fields=10)
-    except HTTPException as e:  # Starlette's own refusal of the form, in plain text
-        raise UploadRefused(f"the upload's form was refused: {e.detail}", e.status_code) from None
-    files = [item for _, item in form.multi_items() if isinstance(item, UploadFile)]
-    if not files:
-        raise UploadRefused("no files in the upload (form field 'files')")
-    named = [check_type(item.filename or "") for item in files]
-    contents = [await item.read() for item in files]
-    total = sum(len(data) for data in contents)
-    if total > limit:
-        raise UploadRefused(_too_large(total, limit), 413)
-    uploaded = list(zip(named, contents, strict=True))
-    check_clashes(folder, uploaded, replace=request.query_params.get("replace") == "true")
-    return [save(folder, name, data) for name, data in uploaded]
-
-
-def _too_large(size: int, limit: int) -> str:
-    return (
-        f"the upload is {size:,} bytes, over serve_max_upload_bytes ({limit:,}); upload fewer "
-        "files at once, or raise DEEPSIFT_SERVE_MAX_UPLOAD_BYTES"
-    )
-
-
-async def _ingest_events(
-    paths: list[Path],
-    collection: str,
-    description: str | None,
-    deps: Deps,
-    settings: Settings,
-    one_at_a_time: threading.Lock,
-) -> AsyncIterator[str]:
-    """Ingest `paths` in a worker thread, streaming its progress as server-sent events: start,
-    file (one per file), chunks, and done (the counts) or error."""
-    events: queue.Queue[tuple[str, dict[str, Any]] | None] = queue.Queue()
-    folder = upload_folder(settings.data_dir, collection).resolve()
-
-    def shown(source: str) -> str:
-        """A file as the upload named it: its path in the collection's upload folder."""
-        path = Path(source)
-        return str(path.relative_to(folder)) if path.is_relative_to(folder) else path.name
-
-    def work() -> None:
-        try:
-            with one_at_a_time:
-                report = ingest(
-                    paths,
-                    collection,
-                    deps.store,
-                    deps.embedder,
-                    settings,
-                    description=description,
-                    on_start=lambda total: events.put(("start", {"files": total})),
-                    on_file=lambda result: events.put(
-                        ("file", {**asdict(result), "source": shown(result.source)})
-                    ),
-                    on_chunks=lambda source, done, total: events.put(
-                        ("chunks", {"source": shown(source), "done": done, "total": total})
-                    ),
-                )
-            counts = {s: report.count(s) for s in ("added", "updated", "unchanged", "failed")}
-            events.put(("done", {**counts, "chunks": report.new_chunks}))
-        except Exception as e:  # the ingest's failure is its error event
-            events.put(("error", {"message": one_line_error(e)}))
-        finally:
-            events.put(None)
-
-    threading.Thread(target=work, name="deepsift-ingest", daemon=True).start()
-    while True:
-        try:
-            item = events.get_nowait()
-        except queue.Empty:
-            await asyncio.sleep(POLL)
-            continue
-        if item is None:
-            return
-        name, data = item
-        yield f"event: {name}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
-
-
-class Guard:
-    """Refuse what this server must not answer: with a token, any request without it; without
-    one, requests addressed to a name other than loopback (DNS rebinding). Requests that change
-    something must come from this server's own page when they say where they come from."""
-
-    def __init__(self, app: ASGIApp, token: str) -> None:
-        self.app = app
-        self.token = token
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-
-        async def with_headers(message: dict[str, Any]) -> None:
-            if message["type"] == "http.response.start":
-                headers = MutableHeaders(scope=message)
-                for name, value in SECURITY_HEADERS.items():
-                    headers.setdefault(name, value)
-            await send(message)
-
-        request = Request(scope)
-        refusal = self._refusal(request)
-        if refusal:
-            status, message = refusal
-            refused = JSONResponse({"error": message}, status_code=status)
-            await refused(scope, receive, with_headers)
-            return
-        await self.app(scope, receive, with_headers)
-
-    def _refusal(self, request: Request) -> tuple[int, str] | None:
-        host = request.headers.get("host", "")
-        if self.token:
-            given = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
-            given = given or request.cookies.get(TOKEN_COOKIE, "")
-            if request.url.path == "/":  # the printed link, once: it sets the cookie
-                given = given or request.query_params.get("token", "")
-            if not hmac.compare_digest(given.encode(), self.token.encode()):
-                return 401, (
-                    "this server needs its token: Authorization: Bearer T, or open the link "
-                    "deepsift serve printed"
-                )
-        elif not is_loopback(urlsplit(f"//{host}").hostname or ""):
-            return 403, f"this server answers only on loopback names, not {host!r}"
-        origin = request.headers.get("origin")
-        if request.method not in ("GET", "HEAD") and origin and urlsplit(origin).netloc != host:
-            return 403, f"requests from {origin} are not accepted"
-        return None
 
 
 def _option(agent: Agent) -> str:

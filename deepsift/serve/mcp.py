@@ -11,28 +11,23 @@ The store is opened while a call needs it and closed after the last one, so the 
 is free between calls (a `deepsift ingest` in a terminal can run); the models stay loaded."""
 
 import threading
-import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
-from typing import Annotated, Any, Literal
-from urllib.parse import urlsplit
-from urllib.request import url2pathname
+from typing import Annotated, Any
 
 import anyio
 import anyio.from_thread
 import anyio.to_thread
 from langchain_core.language_models import BaseChatModel
-from mcp import types
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
-from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import Field, ValidationError
 from rich.text import Text
 
 from deepsift import api
 from deepsift.agents.live_steps import step_lines
+from deepsift.api.ingest import FileDone, IngestEvent, Started, ingest
 from deepsift.config import Length, Settings
 from deepsift.deps import Deps
 from deepsift.errors import UserError
@@ -40,8 +35,10 @@ from deepsift.ingest.loaders import SUPPORTED
 from deepsift.llm.chat import chat_model
 from deepsift.llm.embedders import Embedder, get_embedder
 from deepsift.llm.endpoint import endpoint_failure
+from deepsift.serve.mcp_folders import allowed_folders, allowed_path
+from deepsift.serve.mcp_results import FollowUp, Ingested, Report, ingested, report_of
 from deepsift.serve.runs import MAX_LANGUAGE_CHARS, MAX_QUESTION_CHARS, validation_line
-from deepsift.store import CollectionInfo, Store
+from deepsift.store import CollectionInfo, Store, check_collection_name
 from deepsift.web import WEB, web_configured
 
 INSTRUCTIONS = """deepsift researches questions in the user's document collections (and the web when
@@ -50,63 +47,6 @@ list_collections to see what can be searched, research to write a report (minute
 model), ask to put a follow-up question to a finished run (or have its report rewritten:
 shorter, in another language, as a table, one more section), get_report to read a run again by
 its thread id with the follow-ups asked of it, and ingest to add files."""
-
-
-class Asked(BaseModel):
-    """A follow-up as get_report lists it."""
-
-    question: str
-    kind: Literal["answer", "report"] = Field(description="report: the report rewritten")
-    answer: str = Field(description="kind answer: Markdown whose [n] are its sources")
-    version: int = Field(description="kind report: the version it made; get_report reads it")
-    sources: list[api.CitedSource]
-
-
-class Report(BaseModel):
-    thread_id: str = Field(description="get_report and ask take it")
-    status: str = Field(description="done, or paused (a run stopped part way)")
-    question: str
-    version: int = Field(description="the report's version: 1 the run's own, 2... its rewrites")
-    report: str = Field(description="Markdown; its [n] are listed under ## Sources")
-    sources: list[api.CitedSource]
-    notes: list[str] = Field(description="sources that failed (web searches, pages)")
-    usage: api.RunUsage
-    followups: list[Asked] = Field(description="the questions asked of the run, in order")
-    asking: str = Field(description="a follow-up stopped part way: ask it again to finish it")
-
-
-class FollowUp(BaseModel):
-    thread_id: str
-    question: str
-    kind: Literal["answer", "report"] = Field(description="report: a new version of the report")
-    answer: str = Field(
-        description="kind answer: Markdown whose [n] are its sources, or "
-        "'The documents do not say. Searched: ...'"
-    )
-    report: str = Field(description="kind report: the new version, Markdown")
-    version: int = Field(description="kind report: its number (the run's own report is 1)")
-    sources: list[api.CitedSource] = Field(
-        description="numbered as the report numbers them, new documents after"
-    )
-    searched: list[str] = Field(description="what was searched again for it; [] when nothing")
-    usage: api.RunUsage
-
-
-class IngestedFile(BaseModel):
-    path: str
-    status: str = Field(description="added, updated, unchanged, failed or pruned")
-    chunks: int
-    error: str
-
-
-class Ingested(BaseModel):
-    collection: str
-    added: int
-    updated: int
-    unchanged: int
-    failed: int
-    new_chunks: int
-    files: list[IngestedFile]
 
 
 class _Resources:
@@ -119,7 +59,6 @@ class _Resources:
         self._llm: BaseChatModel | None = None
         self._store: Store | None = None
         self._users = 0
-        self.ingesting = threading.Lock()  # one ingest at a time: they write the same files
 
     def embedder(self) -> Embedder:
         with self._lock:
@@ -181,83 +120,6 @@ def _saved_run(thread_id: str, settings: Settings, deps: Deps) -> api.ResearchRe
     return found[0]
 
 
-def _report(result: api.ResearchResult, version: int | None = None) -> Report:
-    """The run as its own report (version 1), or as report `version` with the follow-up
-    answers as an appendix; its follow-ups listed either way."""
-    report, sources = result.report, result.sources
-    if version is not None:
-        report = result.exported(version)  # refuses a version the run does not have
-        sources = result.sources_of(version)
-    asked = [
-        Asked(
-            question=f.question, kind=f.kind, answer=f.answer, version=f.version, sources=f.sources
-        )
-        for f in result.followups
-    ]
-    return Report(
-        thread_id=result.thread_id,
-        status=result.status,
-        question=result.question,
-        version=version or 1,
-        report=report,
-        sources=sources,
-        notes=result.notes,
-        usage=result.usage,
-        followups=asked,
-        asking=result.asking,
-    )
-
-
-def _client_roots(ctx: Context) -> list[Path]:
-    """The folders the client shares as MCP roots (file:// URIs), when it has the capability."""
-    wants = types.ClientCapabilities(roots=types.RootsCapability())
-    if not ctx.session.check_client_capability(wants):
-        return []
-    try:
-        with warnings.catch_warnings():  # roots leave the spec after 2026-07-28; clients use them
-            warnings.simplefilter("ignore", MCPDeprecationWarning)
-            listed = anyio.from_thread.run(ctx.session.list_roots)
-    except MCPError:  # a connection that cannot ask the client (the 2026-07-28 protocol)
-        return []
-    uris = [urlsplit(str(root.uri)) for root in listed.roots]
-    return [Path(url2pathname(uri.path)) for uri in uris if uri.scheme == "file"]
-
-
-MAX_PATH_BYTES, MAX_NAME_BYTES = 4095, 255  # Linux's PATH_MAX and NAME_MAX
-
-
-def _inside(path: Path, folders: list[Path]) -> bool:
-    """Whether `path`, links followed, lies in one of `folders` (resolved already)."""
-    real = path.resolve()
-    return any(real.is_relative_to(folder) for folder in folders)
-
-
-def _allowed_path(path: str, allowed: list[Path]) -> Path:
-    """`path` when it is absolute and inside an allowed folder; else a UserError that says what
-    to allow. An assistant steered by a document must not ingest the user's other files."""
-    if "\x00" in path:
-        raise UserError("paths: a path holds a NUL byte; give plain file paths")
-    given = Path(path).expanduser()
-    if len(bytes(given)) > MAX_PATH_BYTES or any(
-        len(p.encode()) > MAX_NAME_BYTES for p in given.parts
-    ):
-        raise UserError(f"paths: {path[:60]!r}... is longer than a file system allows")
-    if not given.is_absolute():
-        raise UserError(f"paths: {path!r} is not absolute; give absolute paths")
-    if not allowed:
-        raise UserError(
-            "paths: this server may read no folder: start it with deepsift mcp --allow FOLDER "
-            "(setting mcp_ingest_folders), or share the folder as a root from the client"
-        )
-    if not _inside(given, allowed):
-        folders = ", ".join(str(folder) for folder in allowed)
-        raise UserError(
-            f"paths: {path!r} is outside the folders this server may read ({folders}): allow "
-            "its folder with deepsift mcp --allow FOLDER, or share it as a root from the client"
-        )
-    return given
-
-
 class _OneLineErrors(MCPServer):
     """The SDK's server, whose tool errors are the line the user reads: a refused argument as
     "length: Input should be 'brief', 'standard' or 'long'" (not pydantic's report), a tool's
@@ -306,6 +168,14 @@ def build_server(settings: Settings) -> MCPServer:
     ) -> Report:
         return await _research(question, sources, length, language, ctx, settings, resources)
 
+    _add_collection_tools(server, settings, resources)
+    _add_thread_tools(server, settings, resources)
+    return server
+
+
+def _add_collection_tools(server: MCPServer, settings: Settings, resources: _Resources) -> None:
+    """list_collections, and ingest (files into a collection)."""
+
     @server.tool(description="The collections research can search: name, description, size.")
     def list_collections() -> list[CollectionInfo]:
         with _tool_errors(), resources.store() as store:
@@ -328,6 +198,10 @@ def build_server(settings: Settings) -> MCPServer:
     ) -> Ingested:
         return _ingest(paths, collection, description, ctx, settings, resources)
 
+
+def _add_thread_tools(server: MCPServer, settings: Settings, resources: _Resources) -> None:
+    """get_report and ask: a finished run read again, asked a follow-up, or rewritten."""
+
     @server.tool(
         description="A research run by its thread_id: its report, sources and usage, and the "
         "follow-ups asked of it (nothing is run again). With version: that version of the "
@@ -341,7 +215,7 @@ def build_server(settings: Settings) -> MCPServer:
         ] = None,
     ) -> Report:
         with _tool_errors(), resources.deps() as deps:
-            return _report(_saved_run(thread_id.strip(), settings, deps), version)
+            return report_of(_saved_run(thread_id.strip(), settings, deps), version)
 
     @server.tool(
         description="Ask a finished research run (its thread_id) a follow-up question, answered "
@@ -362,8 +236,6 @@ def build_server(settings: Settings) -> MCPServer:
         ],
     ) -> FollowUp:
         return await _ask(thread_id.strip(), question, settings, resources)
-
-    return server
 
 
 async def _research(
@@ -401,7 +273,7 @@ async def _research(
                 deps=deps,
                 cancel=cancel,
             )
-        return _report(result)
+        return report_of(result)
 
     try:
         return await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
@@ -439,72 +311,42 @@ def _ingest(
     settings: Settings,
     resources: _Resources,
 ) -> Ingested:
-    """The ingest tool: the paths inside the allowed folders, with a progress notification per
-    file; an error, leaving no new collection behind, when nothing was ingested."""
-    from deepsift.ingest.pipeline import FileResult, find_files
-    from deepsift.ingest.pipeline import ingest as ingest_files
-    from deepsift.store import check_collection_name
-
+    """The ingest tool: the paths inside the allowed folders, through deepsift.api.ingest, with
+    a progress notification per file; nothing ingested is the tool's error."""
     send = _progress(ctx)
     total = 0
     done = 0
 
-    def on_start(count: int) -> None:
-        nonlocal total
-        total = count
-        send(0, total, f"{total} files to read")
-
-    def on_file(result: FileResult) -> None:
-        nonlocal done
-        done += 1
-        send(done, max(done, total), f"{result.status} {result.source}")
+    def on_event(event: IngestEvent) -> None:
+        nonlocal total, done
+        match event:
+            case Started():
+                total = event.files
+                send(0, total, f"{total} files to read")
+            case FileDone(result=result):
+                done += 1
+                send(done, max(done, total), f"{result.status} {result.source}")
 
     with _tool_errors():
         if not paths:
             raise UserError("give at least one path to ingest")
         check_collection_name(collection)
-        folders = [*settings.mcp_ingest_folders, *_client_roots(ctx)]
-        allowed = [folder.expanduser().resolve() for folder in folders]
-        given = [_allowed_path(path, allowed) for path in paths]
-        # A link inside an allowed folder may lead out of it: its file is refused.
-        found, missing = find_files(given)
-        outside = [f for f in found if not _inside(f, allowed)]
-        with resources.ingesting, resources.store() as store:
-            existed = store.exists(collection)
-            report = ingest_files(
-                [f for f in found if f not in outside] + [Path(m.source) for m in missing],
+        allowed = allowed_folders(settings, ctx)
+        given = [allowed_path(path, allowed) for path in paths]
+        with resources.store() as store:
+            finished = ingest(
+                given,
                 collection,
                 store,
-                resources.embedder(),
                 settings,
+                embedder=resources.embedder(),
                 description=description,
-                on_file=on_file,
-                on_start=on_start,
+                inside=allowed,
+                on_event=on_event,
             )
-            report.files += [
-                FileResult(str(f), "failed", error="leads outside the allowed folders")
-                for f in outside
-            ]
-            if not any(f.status != "failed" for f in report.files):
-                if not existed and store.exists(collection):
-                    store.drop(collection)  # nothing in it: not left behind
-                reasons = "; ".join(f"{f.source}: {f.error}" for f in report.files[:3])
-                kinds = " ".join(sorted(SUPPORTED))
-                reasons = reasons or f"no file of a type it reads ({kinds}) under the paths"
-                raise UserError(f"nothing was ingested: {reasons}")
-    files = [
-        IngestedFile(path=f.source, status=f.status, chunks=f.chunks, error=f.error)
-        for f in report.files
-    ]
-    return Ingested(
-        collection=collection,
-        added=report.count("added"),
-        updated=report.count("updated"),
-        unchanged=report.count("unchanged"),
-        failed=report.count("failed"),
-        new_chunks=report.new_chunks,
-        files=files,
-    )
+        if finished.nothing:
+            raise UserError(finished.nothing)
+    return ingested(collection, finished.report)
 
 
 def serve(settings: Settings) -> None:
