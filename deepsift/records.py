@@ -89,6 +89,13 @@ class Chunk(BaseModel):
         """The queries whose searches returned it, the best-scoring one first."""
         return list(dict.fromkeys([self.query, *self.found_by]))
 
+    @property
+    def body(self) -> str:
+        """Its text without the context line ingest puts above it ("Title > Section")."""
+        if self.title and self.text.startswith(self.title) and "\n\n" in self.text:
+            return self.text.split("\n\n", 1)[1]
+        return self.text
+
 
 class Source(BaseModel):
     """One cited document: its number in the report and the retrieved chunks cited from it."""

@@ -12,12 +12,13 @@ from deepsift.llm.chat import chat_model
 from deepsift.llm.embedders import get_embedder
 from deepsift.nodes.reflect import MAX_NEW_QUERIES
 from deepsift.records import Chunk, Source
-from deepsift.report.checks.claims import hold_to_evidence, numbers, unsupported
+from deepsift.report.checks.claims import hold_to_evidence, unsupported
 from deepsift.report.output.citations import cited_report
-from deepsift.report.output.headings import echoes_query
+from deepsift.report.output.headings import Labels, echoes_query
 from deepsift.report.question.parts import question_parts
 from deepsift.report.writing.cited_text import CitedSentence
 from deepsift.report.writing.length import SHAPES
+from deepsift.text.amounts import numbers
 
 from fake_openai import FakeOpenAI, last_user_text, schema_name
 from scripted import ORDINALS, ScriptedResearcher
@@ -36,9 +37,11 @@ def run(tmp_path, sample_store, researcher=None, settings_update=None, **options
     return result, server.requests
 
 
-def body_words(report: str) -> int:
-    """Words of the summary, sections and conclusion: not the title, headings, Notes, Sources."""
-    body = report.split("\n## Notes")[0].split("\n## Sources")[0]
+def body_words(report: str, says: Labels | None = None) -> int:
+    """Words of the summary, sections and conclusion: not the title, headings, Notes, Sources
+    (headed in the report's language, `says`)."""
+    notes, sources = (says.notes, says.sources) if says else ("Notes", "Sources")
+    body = report.split(f"\n## {notes}")[0].split(f"\n## {sources}")[0]
     lines = [line for line in body.splitlines() if line.strip() and not line.startswith(("#", "|"))]
     return len(re.sub(r"\[\d+\]", "", " ".join(lines)).split())
 

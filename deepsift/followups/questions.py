@@ -7,7 +7,6 @@ kept in the run where the answer cites it. The answer is a few cited sentences, 
 excerpts as the report's are, citing with the report's numbers; with no support it says so,
 and what was searched."""
 
-import math
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -21,8 +20,8 @@ from deepsift.llm.embedders import similarities
 from deepsift.llm.structured import ask_structured
 from deepsift.prompts import followup as prompt
 from deepsift.records import Chunk, FollowUp, Source, Usage
-from deepsift.report.checks import statements as checks
 from deepsift.report.checks.claims import hold_to_evidence
+from deepsift.report.checks.run import Against, first_problem
 from deepsift.report.evidence.documents import label_of
 from deepsift.report.evidence.sentences import as_prose
 from deepsift.report.output.headings import is_english
@@ -31,6 +30,7 @@ from deepsift.report.writing.excerpts import numbered_sentences
 from deepsift.retrieval.search import search_among, search_source
 from deepsift.retrieval.sources import WEB
 from deepsift.text.sentences import split_sentences
+from deepsift.text.terms import held_shares, terms
 from deepsift.text.words import words
 
 NEAREST_CHUNKS = 6  # of each source's excerpts, those nearest the question give passages
@@ -40,6 +40,8 @@ RANK_BONUS = 0.1  # over 1 + the rank of its excerpt: the question's words may b
 TERMS_BONUS = 0.3  # times the share of the question's terms (the rarer weigh more) it holds
 ANSWER_TOKENS = 240
 NOT_SAID = "The documents do not say."
+# An answer is held to its excerpts as a report sentence is; figures and names by the claim check.
+ANSWER_CHECKS = ["comparison", "cause", "claim"]
 _ASKS_FIGURE = re.compile(
     r"(?i)\b(how (many|much|long|often|far|old)|what (number|version|year|percentage|share)|"
     r"which (?:[a-z]+ )?(version|release|year)|in what year|^\s*when|"
@@ -53,12 +55,6 @@ _FIGURE = re.compile(
     r"weekly|daily)\b)"
 )
 _LINK_LINE = re.compile(r"^\s*\[[^\]]+\]:\s*\S+")  # a Markdown link's target: "[x]: https://…"
-_STOP = set(
-    """the and how what why when which who whom whose was were did does do its his her their
-    this that these those with from into for about have has had been are is it in on of to by
-    as at an or any all also than then there can could would should will tell say says said
-    give given more most other some such rfc rfcs document documents report""".split()
-)
 
 
 class FollowUpAnswer(BaseModel):
@@ -111,7 +107,7 @@ def _evidence(question: str, chunks: list[Chunk], deps: Deps) -> list[tuple[str,
         return []
     texts = [passage for passage, _, _ in candidates]
     near = similarities(deps.embedder, [question], texts, documents=True)[0]
-    held = _held_terms(question, texts)
+    held = held_shares(terms(question), [terms(text) for text in texts])
     scores = [
         near[i] + TERMS_BONUS * held[i] + RANK_BONUS / (1 + rank)
         for i, (_, _, rank) in enumerate(candidates)
@@ -126,9 +122,7 @@ def _passages(chunk: Chunk, first: bool) -> list[str]:
     """The chunk as passages a short answer may rest on: its sentences and list items, each
     code block as one (cut to PASSAGE_CHARS), no headings or link lines; with `first`, its
     document's facts (authors, dates, status …) as one more."""
-    text = chunk.text
-    if chunk.title and text.startswith(chunk.title) and "\n\n" in text:
-        text = text.split("\n\n", 1)[1]  # its context line ("Title > Section")
+    text = chunk.body
     passages = [f"{label_of(chunk)}: {facts_text(chunk.facts)}"] if first and chunk.facts else []
     for block in re.split(r"\n\s*\n", text):
         lines = [line for line in block.splitlines() if not _LINK_LINE.match(line)]
@@ -150,15 +144,6 @@ def _passages(chunk: Chunk, first: bool) -> list[str]:
     return passages
 
 
-def _held_terms(question: str, texts: list[str]) -> list[float]:
-    """Each text's share of the question's terms, weighted by how few of `texts` hold each."""
-    terms = _terms(question)
-    bags = [_terms(text) for text in texts]
-    weight = {t: math.log((1 + len(bags)) / (1 + sum(t in bag for bag in bags))) for t in terms}
-    whole = sum(weight.values()) or 1.0
-    return [sum(weight[t] for t in terms & bag) / whole for bag in bags]
-
-
 def _nearest(question: str, chunks: list[Chunk], deps: Deps) -> list[Chunk]:
     """The NEAREST_CHUNKS excerpts of each source nearest `question`, the sources' lists taken
     in turn (their scores are not on one scale)."""
@@ -177,10 +162,6 @@ def _nearest(question: str, chunks: list[Chunk], deps: Deps) -> list[Chunk]:
         lists.append([by_id[hit.id] for hit in hits if hit.id in by_id])
     turns = max(map(len, lists), default=0)
     return [own[n] for n in range(turns) for own in lists if n < len(own)]
-
-
-def _terms(text: str) -> set[str]:
-    return {w[:5] for w in words(text.casefold()) if w not in _STOP and len(w) > 2}
 
 
 def _search_again(
@@ -233,12 +214,8 @@ def _ask(
     ]
 
     def faults(sentence: CitedSentence) -> str:
-        cited = [excerpts[n] for n in sentence.excerpts]
-        return (
-            checks.wrong_comparison(sentence.text)
-            or checks.unstated_cause(sentence.text, cited)
-            or checks.unsupported_claim(sentence.text, cited, question)
-        )
+        against = Against(cited=[excerpts[n] for n in sentence.excerpts], context=question)
+        return first_problem(sentence.text, against, ANSWER_CHECKS, language)
 
     kept, _ = hold_to_evidence(
         [s for s in sentences if s.excerpts],
@@ -281,9 +258,9 @@ def _with_citation(sentence: CitedSentence, excerpts: dict[int, str]) -> CitedSe
     when that one holds at least half of them; else it stays uncited (and is left out)."""
     if sentence.excerpts:
         return sentence
-    terms = _terms(sentence.text)
-    best = max(excerpts, key=lambda n: len(terms & _terms(excerpts[n])), default=None)
-    if best is None or len(terms & _terms(excerpts[best])) < 0.5 * len(terms):
+    said = terms(sentence.text)
+    best = max(excerpts, key=lambda n: len(said & terms(excerpts[n])), default=None)
+    if best is None or len(said & terms(excerpts[best])) < 0.5 * len(said):
         return sentence
     return sentence.model_copy(update={"excerpts": [best]})
 

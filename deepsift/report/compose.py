@@ -6,8 +6,8 @@ from contextvars import copy_context
 
 from deepsift.deps import Deps
 from deepsift.llm.structured import ATTEMPTS
-from deepsift.report.checks.claims import numbers
 from deepsift.report.checks.defects import defects
+from deepsift.report.checks.run import CHECKS, unchecked
 from deepsift.report.checks.statements import repeated, said_again
 from deepsift.report.evidence.amounts import compared_amounts, comparison
 from deepsift.report.evidence.sentences import PlannedSection, asks_figures, plan
@@ -23,6 +23,7 @@ from deepsift.retrieval.search import search_parts
 from deepsift.retrieval.sources import WEB
 from deepsift.run import budget
 from deepsift.run.state import ResearchState
+from deepsift.text.amounts import numbers
 from deepsift.text.queries import same_query
 
 CANDIDATES = 8  # a section: the run's best-ranked excerpts whose sentences may become evidence
@@ -128,6 +129,10 @@ def compose_report(state: ResearchState, deps: Deps, search: bool = True, added:
         remarks.append(
             f"{given} sentence(s) given in their document's own words: the model's restatement "
             "did not hold to them."
+        )
+    if skipped := unchecked(list(CHECKS), language):
+        remarks.append(
+            f"Not checked in {language} (the rules read English words): {'; '.join(skipped)}."
         )
     report_text, sources = cited_report(
         "\n\n".join(report), shown, state.get("notes", []), says, remarks

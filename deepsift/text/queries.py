@@ -2,6 +2,7 @@
 
 import re
 
+from deepsift.text.terms import STOPWORDS
 from deepsift.text.words import words
 
 
@@ -21,15 +22,9 @@ def clean_queries(proposed: list[str], limit: int, already: list[str] = ()) -> l
     return kept[:limit]
 
 
-_STOPWORDS = set(
-    "a an and are as at be by did do does for from has have how in is it its of on or the "
-    "their to was were what when where which who whom whose why with".split()
-)
-
-
 def terms(text: str) -> set[str]:
     """The words of a query that carry meaning, case-folded."""
-    return {word for word in words(text.casefold()) if word not in _STOPWORDS}
+    return {word for word in words(text.casefold()) if word not in STOPWORDS}
 
 
 def with_new_terms(proposed: list[str], searched: list[str]) -> list[str]:

@@ -6,56 +6,15 @@ Numbers compare by value at the precision written ("€4.7m" = "4.7 million" = "
 Text the question already holds passes, so a sentence may restate what was asked.
 """
 
-import math
-import re
 import unicodedata
 from collections.abc import Callable
 
 from pydantic import BaseModel
 
 from deepsift.report.writing.cited_text import CitedSentence
+from deepsift.text.amounts import SCALES, UNIT, numbers
 from deepsift.text.marks import without_marks
 from deepsift.text.words import words
-
-_SCALES = {
-    "k": 1e3,
-    "thousand": 1e3,
-    "m": 1e6,
-    "mn": 1e6,
-    "million": 1e6,
-    "millions": 1e6,
-    "b": 1e9,
-    "bn": 1e9,
-    "billion": 1e9,
-    "billions": 1e9,
-    "tn": 1e12,
-    "trillion": 1e12,
-}
-_NUMBER = re.compile(
-    r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?"
-    r"(?:\s?(" + "|".join(sorted(_SCALES, key=len, reverse=True)) + r")\b)?",
-    re.IGNORECASE,
-)
-# A scale given as the unit of a table or a list ("€ million", "EUR million", "(£bn)"): the
-# bare numbers under it are in that scale.
-_UNIT = re.compile(
-    r"(?<![\d.,]\s)(?<![\d.,])(?:€|\$|£|EUR|USD|GBP)\s?("
-    + "|".join(sorted(_SCALES, key=len, reverse=True))
-    + r")\b",
-    re.IGNORECASE,
-)
-
-
-def numbers(text: str) -> list[tuple[float, float]]:
-    """Each number in `text` as (value, half its last written digit: the rounding it allows);
-    one too long for a float (over 300 digits) is not checked."""
-    found = []
-    for whole, decimals, scale in _NUMBER.findall(without_marks(text, " ")):
-        factor = _SCALES[scale.lower()] if scale else 1.0
-        value = float(whole.replace(",", "") + (f".{decimals}" if decimals else "")) * factor
-        if math.isfinite(value):
-            found.append((value, 0.5 * factor / 10 ** len(decimals)))
-    return found
 
 
 def names(text: str) -> list[str]:
@@ -98,7 +57,7 @@ def _held_values(text: str) -> list[float]:
     """The numbers `text` holds, and at the scale of any unit it names ("€ million": 22.8 is
     22,800,000)."""
     values = [value for value, _ in numbers(text)]
-    scales = {_SCALES[scale.lower()] for scale in _UNIT.findall(text)}
+    scales = {SCALES[scale.lower()] for scale in UNIT.findall(text)}
     return values + [value * scale for scale in scales for value in values]
 
 

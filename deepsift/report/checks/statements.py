@@ -10,9 +10,10 @@ must be that cause's in the excerpts, not a whole they split among several cause
 
 import re
 
-from deepsift.report.checks.claims import numbers
+from deepsift.text.amounts import AMOUNT, numbers
 from deepsift.text.marks import without_marks
 from deepsift.text.sentences import split_sentences
+from deepsift.text.terms import content_words, stem
 from deepsift.text.words import words
 
 REPEATED = 0.8  # of a sentence's words in one other sentence: it says the same again
@@ -20,15 +21,6 @@ LEAST_WORDS = 6  # shorter sentences are not compared
 SUPPORTED = 0.5  # of a claim's content words its excerpts must hold
 CONTENT_LEAST = 4  # a claim with fewer content words (beyond the question's) is not judged
 
-# Figures that are amounts (money, percentages, measures), not years or numbers in names.
-# ("%" stands outside the closing \b, which "40% rise" would fail.)
-_AMOUNT = re.compile(
-    r"(?:[€$£]\s?\d[\d,.]*(?:\s?(?:k|m|bn|million|billion|thousand))?"
-    r"|\b\d[\d,.]*\s?(?:%|(?:percent|per cent|million|billion|thousand|tonnes?|t/yr|t|km|ha|"
-    r"kg|µg/l|ug/l|mg/l|mg|µg|micrograms?|milligrams?|days|weeks|months|years|votes)\b)"
-    r"|\b(?:eur|usd|gbp)\s?\d[\d,.]*(?:\s?(?:million|billion|thousand|m|bn))?)",
-    re.IGNORECASE,
-)
 # Words that set two figures side by side on purpose.
 _CONTRAST = re.compile(
     r"(?i)\b(compared|against|than|versus|vs|while|whereas|but|from .{1,40}? to|up from|"
@@ -49,18 +41,11 @@ _ITEM = re.compile(r"[,;:]\s+|\s+(?:and|or)\s+")
 # "The incident report stated ...", "RFC 2394 proposes ...": a source named as saying something.
 _ATTRIBUTION = re.compile(
     r"(?i)\b(?:the\s+)?((?:[\w-]+\s+){0,3}?"
-    r"(report|study|note|minutes|review|release|register|rfc|paper|memo|plan|survey|article))"
+    r"(report|study|note|minutes|review|release|register|paper|memo|plan|survey|article|"
+    r"(?-i:[A-Z]{2,5})))"  # or a kind named by its acronym, as identifiers are ("RFC 2394")
     r"(?:\s+\d+)?\s+(?:stated|states|says|said|notes|noted|reports|reported|found|finds|"
     r"concluded|concludes|proposes|proposed|describes|described|recommends|recommended|shows|"
     r"showed)\b"
-)
-_STOP = set(
-    """a an the and or but of to in on at by for with from as is are was were be been being it
-    its this that these those which who whom whose what when where why how not no than then
-    there their they them he she his her we our you your i also into over under about after
-    before between during more most less such can could would should may might will shall has
-    have had do does did so if each other any all both only own same very one two three first
-    new later whether while within without per""".split()
 )
 
 
@@ -88,7 +73,7 @@ def stitched(sentence: str, evidence: list[str]) -> str:
     set side by side ("cost EUR 24.6 million, including a 25-year loan"), or joined as one
     being the other or its cause ("12.5 t a year, equivalent to 60 micrograms per litre"),
     which setting them side by side does not excuse."""
-    amounts = _AMOUNT.findall(without_marks(sentence, " "))
+    amounts = AMOUNT.findall(without_marks(sentence, " "))
     if len(amounts) < 2 or (_CONTRAST.search(sentence) and not _LINKED.search(sentence)):
         return ""
     values = [v for v, _ in numbers(" ".join(amounts))]
@@ -104,14 +89,18 @@ def unsupported_claim(sentence: str, evidence: list[str], question: str) -> str:
     not hold ("creating thousands of jobs")."""
     if numbers(sentence):
         return ""  # the claim check holds a sentence with figures to them
-    held = {_stem(w) for text in [*evidence, question] for w in _content(text)}
-    said = [w for w in _content(sentence) if _stem(w) not in {_stem(q) for q in _content(question)}]
+    held = {stem(w) for text in [*evidence, question] for w in content_words(text)}
+    said = [
+        w
+        for w in content_words(sentence)
+        if stem(w) not in {stem(q) for q in content_words(question)}
+    ]
     if len(said) < CONTENT_LEAST:
         return ""
-    found = sum(_stem(w) in held for w in said)
+    found = sum(stem(w) in held for w in said)
     if found >= SUPPORTED * len(said):
         return ""
-    missing = [w for w in said if _stem(w) not in held][:4]
+    missing = [w for w in said if stem(w) not in held][:4]
     return f"its excerpts do not say this: {', '.join(missing)}"
 
 
@@ -131,9 +120,9 @@ def wrong_comparison(sentence: str) -> str:
 
 _SMALLER = {"within", "under", "below", "less", "lower", "cheaper", "fewer"}
 _COMPARISON = re.compile(
-    r"(" + _AMOUNT.pattern + r")[^.;]{0,60}?\b(within|under|below|less than|lower than|"
+    r"(" + AMOUNT.pattern + r")[^.;]{0,60}?\b(within|under|below|less than|lower than|"
     r"cheaper than|fewer than|over|above|more than|higher than|exceed\w*)\b[^.;\d€$£]{0,60}?("
-    + _AMOUNT.pattern
+    + AMOUNT.pattern
     + r")",
     re.IGNORECASE,
 )
@@ -158,13 +147,13 @@ def _misattributed(sentence: str, evidence: list[str]) -> str:
     said = without_marks(sentence, " ")
     cause = _CAUSAL.search(said)
     sides = [said[: cause.start()], said[cause.end() :]]
-    figured = [bool(_AMOUNT.search(side)) for side in sides]
+    figured = [bool(AMOUNT.search(side)) for side in sides]
     if figured.count(True) != 1:
         return ""  # no figure, or figures on both sides: `stitched` holds those to one sentence
     measure, tied = sides if figured[0] else sides[::-1]
-    figures = _AMOUNT.findall(measure)
+    figures = AMOUNT.findall(measure)
     values = {v for v, _ in numbers(" ".join(figures))}
-    tied_words, measured = _stems(tied), _stems(_AMOUNT.sub(" ", measure))
+    tied_words, measured = _stems(tied), _stems(AMOUNT.sub(" ", measure))
     if not values or not tied_words:
         return ""  # "this led to ...": nothing to look for
     stating = [t for t in _sentences(evidence) if _holds(t, tied_words)]
@@ -172,7 +161,9 @@ def _misattributed(sentence: str, evidence: list[str]) -> str:
         return ""
     explaining = [text for text in stating if _holds(text, measured)]
     if not explaining:
-        return f"its excerpts do not tie {', '.join(figures)} to {' '.join(_content(tied)[:4])}"
+        return (
+            f"its excerpts do not tie {', '.join(figures)} to {' '.join(content_words(tied)[:4])}"
+        )
     if all(_one_share(text, tied_words) for text in explaining):
         return f"its excerpts split {figures[0]} among several causes, each with its own figure"
     return ""
@@ -181,7 +172,7 @@ def _misattributed(sentence: str, evidence: list[str]) -> str:
 def _one_share(text: str, tied_words: set[str]) -> bool:
     """`text` lists items each with its own amount ("storm damage (EUR 2.1 million), redesign
     (EUR 1.6 million) and ..."), and `tied_words` name some of them, not all."""
-    items = [item for item in _ITEM.split(text) if _AMOUNT.search(item)]
+    items = [item for item in _ITEM.split(text) if AMOUNT.search(item)]
     named = [item for item in items if tied_words & _stems(item)]
     return len(items) >= 2 and 0 < len(named) < len(items)
 
@@ -194,10 +185,10 @@ def misdescribed_source(sentence: str, documents: list[str]) -> str:
     if not named or not documents:
         return ""
     described = " ".join(documents).casefold()
-    held = {_stem(w) for w in words(described)}
-    modifiers = [w for w in _content(named[1]) if _stem(w) != _stem(named[2])]
+    held = {stem(w) for w in words(described)}
+    modifiers = [w for w in content_words(named[1]) if stem(w) != stem(named[2])]
     number = re.search(r"\d+", named[0][named.end(1) - named.start(0) :])
-    if (number and number[0] not in described) or any(_stem(w) not in held for w in modifiers):
+    if (number and number[0] not in described) or any(stem(w) not in held for w in modifiers):
         return f"it names a source it does not cite: {named[0].strip()}"
     return ""
 
@@ -211,18 +202,9 @@ def _bag(sentence: str) -> set[str]:
 
 
 def _stems(text: str) -> set[str]:
-    return {_stem(w) for w in _content(text)}
+    return {stem(w) for w in content_words(text)}
 
 
 def _holds(text: str, stems: set[str]) -> bool:
     """`text` has SUPPORTED of the `stems` (not judged on none: an empty set is not held)."""
     return bool(stems) and len(stems & _stems(text)) >= SUPPORTED * len(stems)
-
-
-def _content(text: str) -> list[str]:
-    return [w for w in words(text.casefold()) if w not in _STOP and not w[0].isdigit()]
-
-
-def _stem(word: str) -> str:
-    """Crude, but enough to meet a word in another form ("reduced" / "reduction")."""
-    return word.casefold()[:5]

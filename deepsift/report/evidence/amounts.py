@@ -7,20 +7,16 @@ import re
 from deepsift.records import Chunk
 from deepsift.report.evidence.sentences import sentences_of
 from deepsift.report.writing.cited_text import CitedSentence
+from deepsift.text.amounts import MONEY, SCALES, money
+from deepsift.text.terms import STOPWORDS, stem
 from deepsift.text.words import words
 
 _COMPARES = re.compile(
     r"(?i)^(?P<a>.+?)\s+(?:compared (?:to|with)|against|versus|vs\.?|relative to)\s+(?P<b>.+)$"
 )
-_SCALES = {"": 1, "k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "bn": 1e9, "billion": 1e9}
-_MONEY = re.compile(
-    r"(?P<currency>€|EUR|\$|USD|£|GBP)\s?(?P<number>\d[\d,]*(?:\.\d+)?)"
-    r"(?:\s?(?P<scale>million|billion|thousand|bn|m|k)\b)?"
-)
 _WORDS_APART = 8  # at most, between an amount and the word that says what it is
 # Words beside an amount that say it was not what came to pass.
 _UNREALISED = re.compile(r"(?i)\b(estimat\w*|would|could|might|expected|forecast\w*|if)\b")
-_SIDE_STOP = set("how much many what did does do was were its it the a an in of for to".split())
 
 
 def compared_amounts(part: str) -> tuple[list[str], list[str]] | None:
@@ -30,7 +26,7 @@ def compared_amounts(part: str) -> tuple[list[str], list[str]] | None:
     if not match:
         return None
     a, b = (
-        [w for w in words(side.casefold()) if w not in _SIDE_STOP and len(w) > 2]
+        [w for w in words(side.casefold()) if w not in STOPWORDS and len(w) > 2]
         for side in (match["a"], match["b"])
     )
     return (a, b) if a and b else None
@@ -64,30 +60,22 @@ def _amount(side: list[str], other: list[str], chunks: list[Chunk]):
     """The first amount in the excerpts' sentences that stands within _WORDS_APART words of one
     of `side`'s words, nearer them than `other`'s, and not in a sentence of what might have
     been: (value, currency, as written, its chunk)."""
-    stems = {w[:5] for w in side}
-    others = {w[:5] for w in other} - stems
+    stems = {stem(w) for w in side}
+    others = {stem(w) for w in other} - stems
     for chunk in chunks:
         for sentence in sentences_of(chunk):
             if _UNREALISED.search(sentence):
                 continue
             said = sentence.split()
-            near = [i for i, w in enumerate(said) if _stem(w) in stems]
-            far = [i for i, w in enumerate(said) if _stem(w) in others]
-            for match in _MONEY.finditer(sentence):
+            near = [i for i, w in enumerate(said) if stem(w) in stems]
+            far = [i for i, w in enumerate(said) if stem(w) in others]
+            for match in MONEY.finditer(sentence):
                 at = len(sentence[: match.start()].split())
                 mine = min((abs(at - i) for i in near), default=99)
                 theirs = min((abs(at - i) for i in far), default=99)
                 if mine <= _WORDS_APART and mine < theirs:
-                    value = float(match["number"].replace(",", "")) * _SCALES[match["scale"] or ""]
-                    currency = {"€": "EUR", "$": "USD", "£": "GBP"}.get(
-                        match["currency"], match["currency"]
-                    )
-                    return value, currency, match[0], chunk
+                    return *money(match), match[0], chunk
     return None
-
-
-def _stem(word: str) -> str:
-    return re.sub(r"\W", "", word.casefold())[:5]
 
 
 def _article(side: list[str]) -> str:
@@ -96,9 +84,9 @@ def _article(side: list[str]) -> str:
 
 def _written(value: float, like: str) -> str:
     """`value` written as the amount `like` is ("EUR 29.3 million" -> "EUR 4.7 million")."""
-    match = _MONEY.match(like)
+    match = MONEY.match(like)
     scale = match["scale"] or ""
-    shown = value / _SCALES[scale]
+    shown = value / (SCALES[scale.lower()] if scale else 1.0)
     figure = f"{shown:,.1f}".removesuffix(".0") if scale else f"{shown:,.0f}"
     gap = " " if like[len(match["currency"]) : len(match["currency"]) + 1] == " " else ""
     return f"{match['currency']}{gap}{figure}" + (f" {scale}" if scale else "")

@@ -10,11 +10,12 @@ from pydantic import BaseModel
 
 from deepsift.llm.embedders import Embedder, similarities
 from deepsift.records import Chunk
-from deepsift.report.checks.claims import names, numbers
+from deepsift.report.checks.claims import names
 from deepsift.report.checks.defects import defects
+from deepsift.text.amounts import numbers
 from deepsift.text.markup import plain
 from deepsift.text.sentences import split_sentences
-from deepsift.text.words import words
+from deepsift.text.terms import held_shares, terms
 
 SHORTEST, LONGEST = 5, 80  # words of a sentence kept as evidence
 # Below this nearness (MiniLM cosine plus the bonuses) a sentence answers no part.
@@ -43,10 +44,6 @@ def asks_figures(part: str) -> bool:
 
 _EXCERPT_TAG = re.compile(r"</?excerpt>", re.IGNORECASE)  # a small model copies the quote marks
 _RULE = re.compile(r"[-=_*~]{3,}")  # a rule drawn in text ("SUMMARY -------")
-_COMMON_WORDS = set(
-    """the and how what why when which who was were did does do its his her their this that
-    with from into for about have has had been are is it in on of to by as at an or end""".split()
-)
 
 
 class Evidence(BaseModel):
@@ -74,9 +71,7 @@ def sentences_of(chunk: Chunk) -> list[str]:
     when that is too long, goes); a line that heads a paragraph without ending as a sentence
     does ("Purpose of this note This note ..." is no sentence); markup goes
     (deepsift.report.checks.defects); a sentence cut short goes too."""
-    text = chunk.text
-    if chunk.title and text.startswith(chunk.title) and "\n\n" in text:
-        text = text.split("\n\n", 1)[1]  # its context line ("Title > Section")
+    text = chunk.body
     units: list[str] = []
     code = False
     for line in text.splitlines():
@@ -275,15 +270,10 @@ def _scores(
     held = [set(names(f"{chunk.title} {text}")) for text, chunk in candidates]
     # Names most sentences hold (the question's subject) tell no part's evidence apart.
     common = {name for name in set().union(*held) if sum(name in h for h in held) > len(held) / 4}
-    stems = [{w[:5] for w in words(text.casefold())} for text, _ in candidates]
-    rarity = {}
+    bags = [terms(text) for text, _ in candidates]
     for n, part in enumerate(parts):
-        terms = {w[:5] for w in words(part.casefold()) if w not in _COMMON_WORDS and len(w) > 2}
-        for t in terms - rarity.keys():
-            rarity[t] = np.log((1 + len(stems)) / (1 + sum(t in st for st in stems)))
-        weight = sum(rarity[t] for t in terms) or 1.0
-        for i in range(len(candidates)):
-            scores[n, i] += TERMS_BONUS * sum(rarity[t] for t in terms & stems[i]) / weight
+        for i, share in enumerate(held_shares(terms(part), bags)):
+            scores[n, i] += TERMS_BONUS * share
     for n, part in enumerate(parts):
         wanted = set(names(part)) - common
         figures = asks_figures(part)

@@ -13,9 +13,8 @@ from deepsift.llm.local_model import LOCAL_SUMMING, LOCAL_WRITING
 from deepsift.llm.structured import Schema, ask_structured
 from deepsift.prompts import synthesize as prompt
 from deepsift.records import Chunk, Usage
-from deepsift.report.checks import statements as checks
-from deepsift.report.checks.claims import hold_to_evidence, numbers, unsupported
-from deepsift.report.checks.defects import defects
+from deepsift.report.checks.claims import hold_to_evidence, unsupported
+from deepsift.report.checks.run import CHECKS, Against, first_problem
 from deepsift.report.evidence.documents import evidence_of, label_of
 from deepsift.report.evidence.sentences import Evidence, PlannedSection, as_prose, reads_alone
 from deepsift.report.output.documents_table import when
@@ -39,6 +38,7 @@ from deepsift.report.writing.excerpts import numbered_sentences, quoted
 from deepsift.report.writing.length import tokens_for
 from deepsift.report.writing.voice import as_reported, named_in
 from deepsift.run.state import ResearchState
+from deepsift.text.amounts import numbers
 from deepsift.text.markup import plain
 from deepsift.text.sentences import split_sentences
 from deepsift.text.words import words as words_of
@@ -52,6 +52,9 @@ MATCHED = 0.4  # of an evidence sentence's words a restatement must share to be 
 _EVOLVED = re.compile(r"(?i)\b(evolv\w*|histor\w*|over time|timeline|chronolog\w*|from .+ to )")
 # The line naming a sentence's document, which a small model copies into its restatement.
 _SHOWN_LABEL = re.compile(r"^\s*From (?:document|web page) .*?:\s+", re.IGNORECASE)
+# A restatement of one evidence sentence: its figures and names by the claim check, between
+# the reader's defects and these.
+RESTATED_CHECKS = ["comparison", "cause", "claim", "source"]
 
 
 class Writer:
@@ -77,6 +80,7 @@ class Writer:
             prompt.LANGUAGE.format(language=language) if language else prompt.QUESTION_LANGUAGE
         )
         self.check_names = is_english(language)
+        self.report_language = language
         # A section headed "Conclusion" would stand beside the report's own.
         says = labels(language)
         self.reserved = [*(v for v in says.model_dump().values() if isinstance(v, str))]
@@ -166,20 +170,17 @@ class Writer:
             return "it leaves out a figure of its sentence"
         if len(said.split()) < RESTATED_SHARE * len(e.text.split()):
             return "it leaves out most of its sentence"
+        source = f"{label_of(e.chunk)} {e.chunk.title} {e.chunk.source}"
+        against = Against(cited=[shown], context=context, sources=(source,), causes=[e.text])
+        language = self.report_language
         for sentence in sentences:
-            if caught := defects(sentence.text):
-                return f"a reader's check: {', '.join(caught)}"
+            if problem := first_problem(sentence.text, against, ["defects"], language):
+                return problem
             if missing := unsupported(sentence.text, [shown, context], self.check_names):
                 return f"not in its excerpts: {', '.join(missing)}"
-            problem = (
-                checks.wrong_comparison(sentence.text)
-                or checks.unstated_cause(sentence.text, [e.text])
-                or checks.unsupported_claim(sentence.text, [shown], context)
-                or checks.misdescribed_source(
-                    sentence.text, [f"{label_of(e.chunk)} {e.chunk.title} {e.chunk.source}"]
-                )
-            )
-            if problem:
+            if problem := first_problem(
+                sentence.text, against, RESTATED_CHECKS, self.report_language
+            ):
                 return problem
         return ""
 
@@ -284,17 +285,12 @@ class Writer:
         citable = set(excerpts)
 
         def faults(sentence: CitedSentence) -> str:
-            cited = [excerpts[n] for n in sentence.excerpts if n in excerpts]
-            sources = [documents[n] for n in sentence.excerpts if n in documents]
-            caught = defects(sentence.text)
-            return (
-                (f"a reader's check: {', '.join(caught)}" if caught else "")
-                or checks.wrong_comparison(sentence.text)
-                or checks.stitched(sentence.text, cited)
-                or checks.unstated_cause(sentence.text, cited)
-                or checks.unsupported_claim(sentence.text, cited, f"{self.question} {restated}")
-                or checks.misdescribed_source(sentence.text, sources)
+            against = Against(
+                cited=[excerpts[n] for n in sentence.excerpts if n in excerpts],
+                context=f"{self.question} {restated}",
+                sources=tuple(documents[n] for n in sentence.excerpts if n in documents),
             )
+            return first_problem(sentence.text, against, list(CHECKS), self.report_language)
 
         def rewrite(failed: list[tuple[CitedSentence, str]]) -> list[CitedSentence] | None:
             if not self._spare_call():
