@@ -6,6 +6,7 @@ import pytest
 
 from deepsift.cli import main
 from deepsift.llm.embed_batcher import EmbedBatcher
+from deepsift.llm.embedders import MINILM_CUTS
 
 from conftest import CORPUS, run_cli
 from fake_openai import FakeOpenAI, last_user_text
@@ -13,7 +14,7 @@ from scripted import ScriptedResearcher
 
 
 class SlowEmbedder:
-    name, dim, cosine_offset = "slow", 1, 0.0
+    name, dim, cosine_offset, cuts = "slow", 1, 0.0, MINILM_CUTS
 
     def __init__(self) -> None:
         self.batches: list[list[str]] = []

@@ -11,9 +11,10 @@ import pytest
 
 import deepsift.store
 from deepsift.ingest.pipeline import ingest
-from deepsift.llm.embedders import E5Embedder, get_embedder, similarities
+from deepsift.llm.embedders import CosineCuts, E5Embedder, get_embedder, similarities
 from deepsift.llm.installed import ModelError
-from deepsift.report.evidence.sentences import RELEVANT
+from deepsift.records import Chunk
+from deepsift.report.evidence.sentences import plan
 from deepsift.store import Store, StoreError
 
 from conftest import CORPUS, run_cli
@@ -52,8 +53,8 @@ def test_e5_embeds_a_query_and_a_document_each_with_its_own_prefix(e5):
 
 @pytest.mark.parametrize("embedder", ["minilm", "e5-small"])
 def test_similarities_keep_one_scale_whatever_the_embedder(settings, embedder):
-    """Topics, rephrasings and routing compare similarities with thresholds set on MiniLM;
-    e5 gives unrelated texts a cosine near 0.75, which would merge every topic into one."""
+    """Evidence, rephrasings and routing compare similarities with each embedder's cuts; e5
+    gives unrelated texts a cosine near 0.75, which would merge every topic into one."""
     model = get_embedder(settings.model_copy(update={"embedder": embedder}))
     asked = "Why was the Kestrel Works treatment plant built?"
     rephrased = "What was the reason for building the Kestrel Works plant?"
@@ -63,7 +64,30 @@ def test_similarities_keep_one_scale_whatever_the_embedder(settings, embedder):
     row = similarities(model, [asked], [rephrased, other_topic, unrelated])[0]
 
     assert row[0] > row[1] > row[2]
-    assert row[2] < RELEVANT <= row[1]
+    assert row[2] < model.cuts.relevant <= row[1]
+
+
+@pytest.mark.parametrize("embedder", ["minilm", "e5-small"])
+def test_evidence_is_cut_where_the_embedder_that_scored_it_says(settings, embedder, monkeypatch):
+    """A cosine cut-off belongs to the embedder that made the scores: raise this one's and the
+    same sentence no longer answers the part."""
+    model = get_embedder(settings.model_copy(update={"embedder": embedder}))
+    chunk = Chunk(
+        id="c1",
+        text="The Kestrel Works plant was built to cut phosphorus entering Lake Veldmere.",
+        source="design.md",
+        title="Design",
+        collection="science",
+    )
+    part = ["Why was the Kestrel Works plant built?"]
+
+    kept, _ = plan(part, [part], [chunk], model, sections=1, per_section=3)
+    monkeypatch.setattr(model, "cuts", model.cuts.model_copy(update={"relevant": 5.0}))
+    cut, unanswered = plan(part, [part], [chunk], model, sections=1, per_section=3)
+
+    assert isinstance(model.cuts, CosineCuts)
+    assert kept and kept[0].evidence[0].chunk.id == "c1"
+    assert cut == [] and unanswered == [0]
 
 
 def test_e5_without_its_package_says_how_to_install_it(settings, monkeypatch):

@@ -18,6 +18,7 @@ class EmbedBatcher:
         self.name = embedder.name
         self.dim = embedder.dim
         self.cosine_offset = embedder.cosine_offset
+        self.cuts = embedder.cuts
         self._embedder = embedder
         self._window = window
         self._lock = threading.Lock()

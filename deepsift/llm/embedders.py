@@ -7,17 +7,34 @@ from typing import Protocol
 
 import numpy as np
 from langchain_openai import OpenAIEmbeddings
+from pydantic import BaseModel
 
 from deepsift.config import Settings
 from deepsift.llm.installed import ModelError, package_dir
+
+
+class CosineCuts(BaseModel, frozen=True):
+    """The cut-offs on one embedder's similarities (as `similarities` gives them): each rule
+    that compares a similarity with a fixed value reads it from the embedder that made it."""
+
+    relevant: float  # an evidence sentence at least this near (with its bonuses) answers a part
+    same_query: float  # a new query this near a searched one only rephrases it
+    clear_lead: float  # a source's description this far ahead of the next: routed without a model
+
+
+# Measured with MiniLM: relevant on the report benchmarks (benchmarks/reports.md), same_query
+# on the reflection's rephrasings, clear_lead on 70 queries over 4 sources
+# (deepsift.retrieval.routing, benchmarks/routing.py).
+MINILM_CUTS = CosineCuts(relevant=0.3, same_query=0.9, clear_lead=0.15)
 
 
 class Embedder(Protocol):
     name: str
     dim: int
     # The cosine this model gives unrelated texts, beyond MiniLM's (about 0.08): similarities()
-    # takes it off, so the thresholds set on MiniLM's scale (routing, rephrasings, topics) hold.
+    # takes it off, so its similarities run on a scale like MiniLM's.
     cosine_offset: float
+    cuts: CosineCuts
 
     def embed(self, texts: list[str]) -> list[list[float]]:
         """Vectors of documents (what is stored and searched)."""
@@ -50,6 +67,7 @@ class LocalEmbedder:
     max_tokens = 256
     batch_size = 32
     cosine_offset = 0.0
+    cuts = MINILM_CUTS
 
     def __init__(self) -> None:
         import onnxruntime
@@ -101,6 +119,8 @@ class E5Embedder:
     dim = 384
     # Unrelated questions: mean cosine 0.75 here, 0.08 with MiniLM (120 HotpotQA questions).
     cosine_offset = 0.73
+    # Not measured for e5: MiniLM's values, on the scale its cosine_offset brings it to.
+    cuts = MINILM_CUTS
 
     def __init__(self) -> None:
         try:
@@ -131,6 +151,7 @@ class OpenAIEmbedder:
     def __init__(self, settings: Settings) -> None:
         self.name = settings.embedding_model
         self.cosine_offset = 0.0  # unknown: taken as MiniLM's
+        self.cuts = MINILM_CUTS
         self._client = OpenAIEmbeddings(
             model=settings.embedding_model,
             base_url=settings.embedding_base_url,

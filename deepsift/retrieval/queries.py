@@ -4,8 +4,6 @@ nothing new."""
 from deepsift.deps import Deps
 from deepsift.llm.embedders import similarities
 
-SAME_QUERY_SIMILARITY = 0.9  # cosine above which a "new" query only rephrases an old one
-
 
 def drop_rephrasings(new: list[str], searched: list[str], deps: Deps) -> list[str]:
     """Drop queries that re-ask a searched one in other words (small models often do):
@@ -16,5 +14,5 @@ def drop_rephrasings(new: list[str], searched: list[str], deps: Deps) -> list[st
     return [
         query
         for query, row in zip(new, similarity, strict=True)
-        if row.max() < SAME_QUERY_SIMILARITY
+        if row.max() < deps.embedder.cuts.same_query
     ]

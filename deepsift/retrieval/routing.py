@@ -24,13 +24,12 @@ class Routing(BaseModel):
     routes: list[QueryRoute]
 
 
-# How far the best source's description must lead the next, in cosine similarity to the query,
-# for the query to be routed there without the model. benchmarks/routing.py, 70 queries over 4
-# sources: at 0.05, 66% go without the model and 93% of those where the model sends them; at
-# 0.1, 41% and 93%; at 0.15, 26% and 100%. At 0.05 the demo saved its 2 routing calls but its
-# report cited 4 documents instead of 6 (benchmarks/latency.py --embedded): 0.15 keeps the
-# model's routing wherever it could differ.
-CLEAR_LEAD = 0.15
+# How far the best source's description must lead the next, in similarity to the query, for the
+# query to be routed there without the model: the embedder's cuts.clear_lead. For MiniLM,
+# benchmarks/routing.py, 70 queries over 4 sources: at 0.05, 66% go without the model and 93% of
+# those where the model sends them; at 0.1, 41% and 93%; at 0.15, 26% and 100%. At 0.05 the demo
+# saved its 2 routing calls but its report cited 4 documents instead of 6
+# (benchmarks/latency.py --embedded): 0.15 keeps the model's routing wherever it could differ.
 
 
 def plan_routes(
@@ -51,14 +50,14 @@ def plan_routes(
 
 
 def clear_routes(queries: list[str], sources: dict[str, str], deps: Deps) -> dict[int, list[str]]:
-    """Queries (numbered from 1) whose best-matching source leads the next by CLEAR_LEAD."""
+    """Queries (numbered from 1) whose best-matching source clearly leads the next."""
     names = list(sources)
     described = [f"{name}: {sources[name]}" for name in names]
     similarity = similarities(deps.embedder, queries, described)
     clear = {}
     for i, row in enumerate(similarity, 1):
         best, lead = best_lead(row)
-        if lead >= CLEAR_LEAD:
+        if lead >= deps.embedder.cuts.clear_lead:
             clear[i] = [names[best]]
     return clear
 

@@ -18,8 +18,6 @@ from deepsift.text.sentences import split_sentences
 from deepsift.text.terms import held_shares, terms
 
 SHORTEST, LONGEST = 5, 80  # words of a sentence kept as evidence
-# Below this nearness (MiniLM cosine plus the bonuses) a sentence answers no part.
-RELEVANT = 0.3
 ANSWERED = 1  # evidence sentences a part needs, or it is declared unanswered
 NAME_BONUS, NAMES_COUNTED = 0.04, 3  # per name of the part the sentence holds
 FIGURE_BONUS = 0.08  # a sentence with figures, for a part that asks for them
@@ -215,7 +213,7 @@ def plan(
     chosen: list[list[Evidence]] = [[] for _ in parts]
     for i, (text, chunk) in enumerate(candidates):
         part = int(best[i])
-        if scores[part, i] >= RELEVANT:
+        if scores[part, i] >= embedder.cuts.relevant:  # else it answers no part
             chosen[part].append(Evidence(text=text, chunk=chunk, score=float(scores[part, i])))
     for evidence in chosen:
         evidence.sort(key=lambda e: -e.score)
