@@ -29,6 +29,7 @@ from deepsift.report.writing.cited_text import CitedSentence, Sentences, clean, 
 from deepsift.report.writing.excerpts import numbered_sentences
 from deepsift.retrieval.search import search_among, search_source
 from deepsift.retrieval.sources import WEB
+from deepsift.text.asks import ASKS_COUNT, ASKS_VERSION, asks_figure
 from deepsift.text.sentences import split_sentences
 from deepsift.text.terms import held_shares, terms
 from deepsift.text.words import words
@@ -42,13 +43,6 @@ ANSWER_TOKENS = 240
 NOT_SAID = "The documents do not say."
 # An answer is held to its excerpts as a report sentence is; figures and names by the claim check.
 ANSWER_CHECKS = ["comparison", "cause", "claim"]
-_ASKS_FIGURE = re.compile(
-    r"(?i)\b(how (many|much|long|often|far|old)|what (number|version|year|percentage|share)|"
-    r"which (?:[a-z]+ )?(version|release|year)|in what year|^\s*when|"
-    r"when (?:was|were|did|is|will))\b"
-)
-_ASKS_VERSION = re.compile(r"(?i)\b\d+\.x\b|\bversion number")
-_ASKS_COUNT = re.compile(r"(?i)\bhow (many|much)\b")
 _FIGURE = re.compile(
     r"\d+(?:\.\d+)?|(?i:\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
     r"twenty|thirty|forty|fifty|hundred|thousand|million|once|twice|annual\w*|yearly|monthly|"
@@ -242,13 +236,13 @@ def _answers(question: str, said: list[CitedSentence]) -> bool:
     "which 1.x release?") rather than say that nothing answers it."""
     if not said:
         return False
-    if not _ASKS_FIGURE.search(question):
+    if not asks_figure(question):
         return True
     given = {f.casefold() for f in _FIGURE.findall(question)}
     figures = {f.casefold() for s in said for f in _FIGURE.findall(s.text)} - given
-    if _ASKS_VERSION.search(question):  # "which 1.x release": a version number, not a year
+    if ASKS_VERSION.search(question):  # "which 1.x release": a version number, not a year
         return any(re.fullmatch(r"\d+\.\d+", f) for f in figures)
-    if _ASKS_COUNT.search(question):  # "how many": a year is no count
+    if ASKS_COUNT.search(question):  # "how many": a year is no count
         figures = {f for f in figures if not re.fullmatch(r"(?:19|20)\d\d", f)}
     return bool(figures)
 

@@ -10,7 +10,7 @@ from deepsift.report.checks.defects import defects
 from deepsift.report.checks.run import CHECKS, unchecked
 from deepsift.report.checks.statements import repeated, said_again
 from deepsift.report.evidence.amounts import compared_amounts, comparison
-from deepsift.report.evidence.sentences import PlannedSection, asks_figures, plan
+from deepsift.report.evidence.sentences import PlannedSection, plan
 from deepsift.report.output.citations import cited_report, web_remark
 from deepsift.report.output.documents_table import documents_table
 from deepsift.report.output.headings import distinct_headings, labels, query_heading
@@ -24,6 +24,7 @@ from deepsift.retrieval.sources import WEB
 from deepsift.run import budget
 from deepsift.run.state import ResearchState
 from deepsift.text.amounts import numbers
+from deepsift.text.asks import about_figures
 from deepsift.text.queries import same_query
 
 CANDIDATES = 8  # a section: the run's best-ranked excerpts whose sentences may become evidence
@@ -181,7 +182,7 @@ def _found(
     sentence that has one (moved from its section, so it is said once)."""
     findings = list(findings)
     for i, part in enumerate(answered):
-        figures = asks_figures(parts[part])
+        figures = about_figures(parts[part])
         if findings[i] and (numbers(findings[i].text) or not figures):
             continue
         said = [s for section, part_said in sections if section.part == part for s in part_said]

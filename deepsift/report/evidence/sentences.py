@@ -13,6 +13,7 @@ from deepsift.records import Chunk
 from deepsift.report.checks.claims import names
 from deepsift.report.checks.defects import defects
 from deepsift.text.amounts import numbers
+from deepsift.text.asks import about_figures
 from deepsift.text.markup import plain
 from deepsift.text.sentences import split_sentences
 from deepsift.text.terms import held_shares, terms
@@ -28,18 +29,6 @@ OPENING_BONUS = 0.08
 # The documents a part's own search ranks first are about it: their sentences lead, the first
 # document's most.
 LEAD_BONUS, LEADS = 0.1, 3
-# A part that asks for an amount, a date or a change wants the sentences holding figures.
-_ASKS_FIGURES = re.compile(
-    r"(?i)\b(how (much|many|long|far|often)|cost|budget|price|spend|percent|rate|level|amount|"
-    r"number|when|year|date|increase|decrease|reduce|fall|rise|compare)"
-)
-
-
-def asks_figures(part: str) -> bool:
-    """Whether a part asks for an amount, a date or a change."""
-    return bool(_ASKS_FIGURES.search(part))
-
-
 _EXCERPT_TAG = re.compile(r"</?excerpt>", re.IGNORECASE)  # a small model copies the quote marks
 _RULE = re.compile(r"[-=_*~]{3,}")  # a rule drawn in text ("SUMMARY -------")
 
@@ -274,7 +263,7 @@ def _scores(
             scores[n, i] += TERMS_BONUS * share
     for n, part in enumerate(parts):
         wanted = set(names(part)) - common
-        figures = asks_figures(part)
+        figures = about_figures(part)
         lead = leads[n][:LEADS]
         for i, (text, chunk) in enumerate(candidates):
             scores[n, i] += NAME_BONUS * min(len(wanted & held[i]), NAMES_COUNTED)
