@@ -21,7 +21,9 @@ _QUOTED = re.compile(r"[\"“][^\"”]*[\"”]")
 _FIRST_PERSON = re.compile(r"\b(?:we|our|ours|us|my)\b", re.IGNORECASE)
 _I = re.compile(r"\bI\b(?!/)")  # a capital only: "i.e." is no voice, nor "I/O"
 _COUNTRY = re.compile(r"\bU\.?S\.?\b")  # "US" is a country
-_SERIES = r"RFC|PEP|EIP|ERC|BIP"
+# A document series is named by its acronym, as identifiers are ("RFC 2052", "PEP 8"): any
+# two to five capitals, never a list of the series we happen to test on.
+_SERIES = r"(?-i:[A-Z]{2,5})"
 _KINDS = "document|proposal|paper|report|article|section|page|specification"
 # "this RFC", "this proposal": the document the text came from, unnamed ...
 _DEICTIC = re.compile(rf"\b[Tt]his (?:{_SERIES}|{_KINDS})\b")

@@ -6,6 +6,7 @@ from contextvars import copy_context
 
 from deepsift.deps import Deps
 from deepsift.llm.structured import ATTEMPTS
+from deepsift.records import Chunk
 from deepsift.report.checks.defects import defects
 from deepsift.report.checks.run import CHECKS, unchecked
 from deepsift.report.checks.statements import repeated, said_again
@@ -49,16 +50,7 @@ def compose_report(state: ResearchState, deps: Deps, search: bool = True, added:
     says = labels(language)
     parts = question_parts(question) or _asked(state, question)[: shape.sections]
     parts += [added] if added else []
-    searches = [[with_names(q, question) for q in part_queries(part)] for part in parts]
-    collections = [s for s in state.get("sources_to_search", []) if s != WEB]
-    known = state.get("chunks", {})
-    fresh = [q if search or part == added else [] for q, part in zip(searches, parts, strict=True)]
-    found, leads = search_parts(parts, fresh, collections, known, deps)
-    queries = [searched + _own(part, state) for searched, part in zip(searches, parts, strict=True)]
-    gathered = {**known, **found}
-    chunks = ranked({**state, "chunks": gathered})[: CANDIDATES * shape.sections]
-    ranked_ids = {c.id for c in chunks}
-    chunks += [c for c in found.values() if c.id not in ranked_ids]
+    chunks, queries, leads, found = _gathered(state, deps, parts, shape.sections, search, added)
     affordable = budget.sections_affordable(state.get("usage"), settings)
     sections = min(max(shape.sections, len(parts)), MOST_SECTIONS, affordable)
     per_section = max(4, min(10, round(shape.section_words(sections) / SENTENCE_WORDS)))
@@ -69,8 +61,71 @@ def compose_report(state: ResearchState, deps: Deps, search: bool = True, added:
         len(planned) + budget.FINISHING
     )
     writer = Writer(state, deps, shown, language, max(0, spare // ATTEMPTS))
+    title, findings, body, conclusion, unanswered = _written(
+        writer, planned, parts, shown, unanswered, question
+    )
+    findings, body, conclusion = _readable(findings, body, conclusion, writer)
+    findings, body, conclusion = _unrepeated(findings, body, conclusion, writer)
+    ending = [s for s in conclusion if s]
+    ending += [
+        CitedSentence(text=says.unanswered.format(part=parts[n]), excerpts=[]) for n in unanswered
+    ]
+    report = [f"# {title}"]
+    if found_list := [s for s in findings if s]:
+        report.append(
+            f"## {says.findings}\n\n" + "\n".join(f"- {with_marks(s)}" for s in found_list)
+        )
+    if table := documents_table(
+        _first_cited([findings, *(t for _, t in body), conclusion], writer), says
+    ):
+        report.append(table)
+    report += [f"## {heading}\n\n{render(said)}" for heading, said in body]
+    if body and ending:
+        report.append(f"## {says.conclusion}\n\n{render(ending)}")
+    if not body:
+        report.append(
+            "The run's LLM-call budget (max_llm_calls) was spent before the report."
+            if state.get("chunks") and not affordable
+            else "Nothing relevant was found in the searched sources."
+        )
+    report_text, sources = cited_report(
+        "\n\n".join(report), shown, state.get("notes", []), says, _notes(state, writer, language)
+    )
+    return {"report": report_text, "sources": sources, "usage": writer.usage, "chunks": found}
+
+
+def _gathered(
+    state: ResearchState, deps: Deps, parts: list[str], sections: int, search: bool, added: str
+) -> tuple[list[Chunk], list[list[str]], list, dict[str, Chunk]]:
+    """Each part searched on its own (only the `added` one when `search` is off): the excerpts
+    to choose evidence from, best first, what each part was searched with, the documents its
+    search found first, and the chunks that search found."""
+    question = state["question"]
+    searches = [[with_names(q, question) for q in part_queries(part)] for part in parts]
+    collections = [s for s in state.get("sources_to_search", []) if s != WEB]
+    known = state.get("chunks", {})
+    fresh = [q if search or part == added else [] for q, part in zip(searches, parts, strict=True)]
+    found, leads = search_parts(parts, fresh, collections, known, deps)
+    queries = [searched + _own(part, state) for searched, part in zip(searches, parts, strict=True)]
+    gathered = {**known, **found}
+    chunks = ranked({**state, "chunks": gathered})[: CANDIDATES * sections]
+    ranked_ids = {c.id for c in chunks}
+    chunks += [c for c in found.values() if c.id not in ranked_ids]
+    return chunks, queries, leads, found
+
+
+def _written(
+    writer: Writer,
+    planned: list[PlannedSection],
+    parts: list[str],
+    shown: list[Chunk],
+    unanswered: list[int],
+    question: str,
+) -> tuple[str, list, list, list, list[int]]:
+    """The sections written from their evidence, then their headings and the frame (title, key
+    findings, conclusion) at once: (title, findings, body, conclusion, parts unanswered)."""
     title, findings, conclusion, body = question, [], [], []
-    with ThreadPoolExecutor(max_workers=settings.llm_parallel) as pool:
+    with ThreadPoolExecutor(max_workers=writer.deps.settings.llm_parallel) as pool:
         # Each call in a copy of this step's context: it stays part of the graph run
         # (callbacks, the replies a checkpointed run keeps: deepsift.llm.replies).
         def submit(call, *args):
@@ -93,38 +148,20 @@ def compose_report(state: ResearchState, deps: Deps, search: bool = True, added:
             findings = _found(findings, kept, answered, parts)
             conclusion = _concluded(conclusion, findings, kept, answered)
             body = [(h, t) for h, (_, t) in zip(headings, kept, strict=True)]
-    findings, body, conclusion = _readable(findings, body, conclusion, writer)
-    findings, body, conclusion = _unrepeated(findings, body, conclusion, writer)
-    ending = [s for s in conclusion if s]
-    ending += [
-        CitedSentence(text=says.unanswered.format(part=parts[n]), excerpts=[]) for n in unanswered
-    ]
-    report = [f"# {title}"]
-    if found_list := [s for s in findings if s]:
-        report.append(
-            f"## {says.findings}\n\n" + "\n".join(f"- {with_marks(s)}" for s in found_list)
-        )
-    cited = [
-        n
-        for said in [findings, *(t for _, t in body), conclusion]
-        for s in said
-        if s
-        for n in s.excerpts
-    ]
-    first = {}
-    for n in cited:
+    return title, findings, body, conclusion, unanswered
+
+
+def _first_cited(said: list[list], writer: Writer) -> list[tuple[int, Chunk]]:
+    """Each cited document once, by its first cited excerpt (number, chunk), in reading order."""
+    first: dict[str, tuple[int, Chunk]] = {}
+    for n in (n for sentences in said for s in sentences if s for n in s.excerpts):
         first.setdefault(writer.chunk_of[n].source, (n, writer.chunk_of[n]))
-    if table := documents_table(list(first.values()), says):
-        report.append(table)
-    report += [f"## {heading}\n\n{render(said)}" for heading, said in body]
-    if body and ending:
-        report.append(f"## {says.conclusion}\n\n{render(ending)}")
-    if not body:
-        report.append(
-            "The run's LLM-call budget (max_llm_calls) was spent before the report."
-            if state.get("chunks") and not affordable
-            else "Nothing relevant was found in the searched sources."
-        )
+    return list(first.values())
+
+
+def _notes(state: ResearchState, writer: Writer, language: str) -> list[str]:
+    """The report's remarks: what the web searches returned, the sentences the checks left out
+    or gave in their document's words, and the checks the report's language did not allow."""
     remarks = web_remark(state.get("web_searches", [])) + _remarks(writer.left_out)
     if given := len(writer.given_as_found):
         remarks.append(
@@ -135,10 +172,7 @@ def compose_report(state: ResearchState, deps: Deps, search: bool = True, added:
         remarks.append(
             f"Not checked in {language} (the rules read English words): {'; '.join(skipped)}."
         )
-    report_text, sources = cited_report(
-        "\n\n".join(report), shown, state.get("notes", []), says, remarks
-    )
-    return {"report": report_text, "sources": sources, "usage": writer.usage, "chunks": found}
+    return remarks
 
 
 def _open_with_comparisons(
