@@ -14,12 +14,12 @@ from deepsift.text.words import words
 
 STOPWORDS = frozenset(
     """a about after all also an and any are as at be been before being between both but by can
-    could did do document documents does during each end first for from give given had has have
-    he her his how i if in into is it its later less many may might more most much new no not
-    of on one only or other our over own per report said same say says shall she should so
-    some such tell than that the their them then there these they this those three to two
-    under very was we were what when where whether which while who whom whose why will with
-    within without would you your""".split()
+    could did do document documents does during each end first for from give given had has
+    have he her his how i if in into is it its later less may might more most new no not of
+    on one only or other our over own per report said same say says shall she should so some
+    such tell than that the their them then there these they this those three to two under
+    very was we were what when where whether which while who whom whose why will with within
+    without would you your""".split()
 )
 STEM = 5  # letters of a word that stand for all its forms
 

@@ -8,6 +8,7 @@ from deepsift.records import Chunk
 from deepsift.report.evidence.sentences import sentences_of
 from deepsift.report.writing.cited_text import CitedSentence
 from deepsift.text.amounts import MONEY, SCALES, money
+from deepsift.text.asks import ASKS_COUNT
 from deepsift.text.terms import STOPWORDS, stem
 from deepsift.text.words import words
 
@@ -25,8 +26,12 @@ def compared_amounts(part: str) -> tuple[list[str], list[str]] | None:
     match = _COMPARES.match(part.strip().rstrip("?."))
     if not match:
         return None
-    a, b = (
-        [w for w in words(side.casefold()) if w not in STOPWORDS and len(w) > 2]
+    a, b = (  # "how much", "how many": what is asked, not what the amount is
+        [
+            w
+            for w in words(ASKS_COUNT.sub(" ", side).casefold())
+            if w not in STOPWORDS and len(w) > 2
+        ]
         for side in (match["a"], match["b"])
     )
     return (a, b) if a and b else None

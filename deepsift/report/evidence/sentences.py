@@ -16,7 +16,8 @@ from deepsift.text.amounts import numbers
 from deepsift.text.asks import about_figures
 from deepsift.text.markup import plain
 from deepsift.text.sentences import split_sentences
-from deepsift.text.terms import held_shares, terms
+from deepsift.text.terms import held_shares, stem, terms
+from deepsift.text.words import words
 
 SHORTEST, LONGEST = 5, 80  # words of a sentence kept as evidence
 ANSWERED = 1  # evidence sentences a part needs, or it is declared unanswered
@@ -257,7 +258,8 @@ def _scores(
     held = [set(names(f"{chunk.title} {text}")) for text, chunk in candidates]
     # Names most sentences hold (the question's subject) tell no part's evidence apart.
     common = {name for name in set().union(*held) if sum(name in h for h in held) > len(held) / 4}
-    bags = [terms(text) for text, _ in candidates]
+    # A part's terms are weighed against every stem of each sentence, its stopwords too.
+    bags = [{stem(w) for w in words(text.casefold())} for text, _ in candidates]
     for n, part in enumerate(parts):
         for i, share in enumerate(held_shares(terms(part), bags)):
             scores[n, i] += TERMS_BONUS * share
