@@ -28,9 +28,11 @@ from deepsift.run.steps import step
 def build(
     deps: Deps | None, checkpointer: BaseCheckpointSaver | None = None, finish: Finish = "report"
 ) -> CompiledStateGraph:
-    """The research graph as the agents' registry builds it; without deps, only to draw."""
+    """The research graph as the agents' registry builds it; without deps, only to draw it or
+    to read a saved run's state."""
     if deps is None:
-        return _wire(None, finish).compile(name="deepsift")
+        allow_state_types(checkpointer)
+        return _wire(None, finish).compile(checkpointer=checkpointer, name="deepsift")
     return build_graph(checkpointer=checkpointer, deps=deps, finish=finish)
 
 

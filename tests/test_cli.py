@@ -234,6 +234,59 @@ def test_a_run_paused_for_review_resumes_from_its_thread_in_a_new_process(data, 
     assert "SubQueries" not in schemas[calls_before:] and "Routing" in schemas[:calls_before]
 
 
+def test_runs_lists_every_run_with_its_status_and_follow_ups_newest_first(data, scripted_llm):
+    env = {"DEEPSIFT_LLM_BASE_URL": scripted_llm.url, "DEEPSIFT_LLM_API_KEY": "k"}
+    question = "Why was Kestrel Works built and what did it cost?"
+    done = json.loads(run_cli("research", question, "--json", data=data, **env).stdout)
+    asked = run_cli(
+        "ask", done["thread_id"], "What did Kestrel Works cost in the end?", data=data, **env
+    )
+    assert asked.returncode == 0, asked.stderr
+    paused = run_cli("research", question, "--review", "--json", data=data, stdin="", **env)
+    paused_id = json.loads(paused.stdout)["thread_id"]
+
+    listed = run_cli("runs", "--json", data=data)
+    table = run_cli("runs", data=data)
+
+    assert listed.returncode == table.returncode == 0, listed.stderr + table.stderr
+    runs = json.loads(listed.stdout)
+    assert all(
+        set(run) == {"thread_id", "question", "started", "status", "followups", "agent"}
+        for run in runs
+    )
+    by_id = {run["thread_id"]: run for run in runs}
+    assert by_id[done["thread_id"]] | {"started": ""} == {
+        "thread_id": done["thread_id"],
+        "question": question,
+        "started": "",
+        "status": "done",
+        "followups": 1,
+        "agent": "deepsift",
+    }
+    assert by_id[paused_id]["status"] == "paused" and by_id[paused_id]["followups"] == 0
+    assert [run["started"] for run in runs] == sorted(
+        (run["started"] for run in runs), reverse=True
+    )
+    assert runs.index(by_id[paused_id]) < runs.index(by_id[done["thread_id"]])
+    assert done["thread_id"] in table.stdout and paused_id in table.stdout
+
+
+def test_runs_on_a_fresh_data_folder_says_how_to_start_one(tmp_path):
+    listed = run_cli("runs", "--json", data=tmp_path / "data")
+    table = run_cli("runs", data=tmp_path / "data")
+
+    assert listed.returncode == table.returncode == 0, listed.stderr + table.stderr
+    assert json.loads(listed.stdout) == []
+    assert "no runs yet: deepsift research" in table.stdout
+
+
+def test_asking_an_unknown_thread_id_points_to_deepsift_runs(data):
+    result = run_cli("ask", "nosuchthread", "What did it cost?", data=data)
+
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and "deepsift runs" in result.stderr, result.stderr
+
+
 def test_graph_prints_the_mermaid_diagram_with_the_review_step(tmp_path):
     result = run_cli("graph", data=tmp_path / "data")
 

@@ -81,6 +81,23 @@ def test_a_run_streams_its_steps_in_order_then_the_report_which_is_kept_and_expo
     assert client.get(f"/api/runs/{thread_id}/report.docx").content.startswith(b"PK")
 
 
+def test_a_run_made_outside_the_app_on_its_data_folder_is_listed_and_opens(
+    client, settings: Settings, deps
+):
+    from deepsift.api import research
+
+    made = research(QUESTION, settings, deps=deps)  # as `deepsift research` makes one
+
+    listed = client.get("/api/runs").json()
+    opened = client.get(f"/api/runs/{made.thread_id}").json()
+
+    assert [(run["thread_id"], run["status"], run["question"]) for run in listed] == [
+        (made.thread_id, "done", QUESTION)
+    ]
+    assert listed[0]["agent"] == "deepsift" and listed[0]["created"] > time.time() - 300
+    assert opened["result"]["report"] == made.report and opened["result"]["excerpts"]
+
+
 def test_a_finished_run_answers_follow_ups_keeps_them_and_exports_each_version(client):
     thread_id = client.post("/api/runs", json={"question": QUESTION}).json()["thread_id"]
     report = run_events(client, thread_id)[-1][1]["report"]

@@ -1,6 +1,6 @@
 """The Python API: research() runs an agent's graph once, with a checkpointer, and returns the
 report and its costs (results.py); ask() puts a follow-up to a finished run (followups.py);
-batch.py researches many questions at once.
+list_runs() lists the runs kept (threads.py); batch.py researches many questions at once.
 
 May import the agents, the default agent's graph and everything below them; never eval,
 studio, serve or cli.
@@ -28,7 +28,7 @@ from deepsift.api.results import (
     TraceStep,
     run_result,
 )
-from deepsift.api.threads import resources, saved_thread
+from deepsift.api.threads import RunSummary, list_runs, resources, saved_thread
 from deepsift.config import LENGTHS, Length, Settings, make_folder
 from deepsift.deps import Deps
 from deepsift.errors import RunStopped, UserError
@@ -42,9 +42,11 @@ __all__ = [
     "CitedSource",
     "FollowUpResult",
     "ResearchResult",
+    "RunSummary",
     "RunUsage",
     "TraceStep",
     "ask",
+    "list_runs",
     "new_thread_id",
     "read_run",
     "research",
@@ -113,7 +115,10 @@ def research(
             run_input = None  # resume where it stopped (or reread a finished run)
         else:
             if not question.strip():
-                raise UserError(f"no run has thread id {thread_id}; give a question to start one")
+                raise UserError(
+                    f"no run has thread id {thread_id}; give a question to start one, "
+                    "or find yours with deepsift runs"
+                )
             run_input = {
                 "agent": agent,
                 "question": question,

@@ -43,7 +43,7 @@ def ask(
     with resources(settings, deps, True) as (deps, saver):
         agent, graph, saved = saved_thread("deepsift", deps, saver, thread_id)
         if not saved.values:
-            raise UserError(f"no run has thread id {thread_id}; start one with deepsift research")
+            raise UserError(f"no run has thread id {thread_id}; deepsift runs lists the runs kept")
         if saved.next:
             raise UserError(
                 f"run {thread_id} has not finished: finish it first with "

@@ -14,7 +14,7 @@ from typing import NoReturn
 
 from rich.markup import escape
 
-from deepsift.cli import ask, batch, collections, graph, ingest, mcp, research, serve
+from deepsift.cli import ask, batch, collections, graph, ingest, mcp, research, runs, serve
 from deepsift.cli import eval as evaluation
 from deepsift.cli.arguments import seconds
 from deepsift.cli.console import err
@@ -22,7 +22,7 @@ from deepsift.config import load_settings
 from deepsift.errors import UserError
 
 # In the order `deepsift --help` lists them.
-COMMANDS = (ingest, collections, research, ask, batch, graph, serve, mcp, evaluation)
+COMMANDS = (ingest, collections, research, ask, runs, batch, graph, serve, mcp, evaluation)
 # The commands that open the store, so may wait for a Milvus Lite file another process holds.
 WAITING = ("ingest", "research", "ask", "batch", "collections", "eval", "serve", "mcp")
 

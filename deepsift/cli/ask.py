@@ -46,7 +46,7 @@ def run_ask(args: argparse.Namespace, settings: Settings) -> int:
 
     read = read_run(args.thread, settings)
     if read is None:
-        raise UserError(f"no run has thread id {args.thread}; start one with deepsift research")
+        raise UserError(f"no run has thread id {args.thread}; deepsift runs lists the runs kept")
     run = read[0]
     if not args.question.strip() and not run.asking:
         _list(run)

@@ -168,7 +168,8 @@ class Handlers:
         return JSONResponse({"thread_id": thread_id, "status": run.record.status}, status_code=202)
 
     async def list_runs(self, request: Request) -> JSONResponse:
-        return JSONResponse([record.model_dump() for record in self.runs.records()])
+        records = await run_in_threadpool(self.runs.records)
+        return JSONResponse([record.model_dump() for record in records])
 
     async def finished(
         self, thread_id: str

@@ -17,7 +17,7 @@ from rich.text import Text
 
 from deepsift.agents import agent
 from deepsift.agents.live_steps import NEXT_STEP, step_lines
-from deepsift.api import FollowUpResult, ask, new_thread_id, read_run, research
+from deepsift.api import FollowUpResult, ask, list_runs, new_thread_id, read_run, research
 from deepsift.config import Length, Settings
 from deepsift.deps import Deps
 from deepsift.errors import UserError
@@ -225,9 +225,24 @@ class Runs:
         return run
 
     def records(self) -> list[RunRecord]:
-        """Every run known, newest first."""
+        """Every run known, newest first: this app's, and those made on the same data folder
+        by the command line or the Python API."""
+        elsewhere = list_runs(self.settings)
         with self._lock:
-            return sorted(self._index.values(), key=lambda r: r.created, reverse=True)
+            records = list(self._index.values())
+        records += [
+            RunRecord(
+                thread_id=run.thread_id,
+                question=run.question,
+                agent=run.agent,
+                status=run.status,
+                created=run.started.timestamp(),
+                started=run.started.timestamp(),
+            )
+            for run in elsewhere
+            if run.thread_id not in self._index
+        ]
+        return sorted(records, key=lambda r: r.created, reverse=True)
 
     def record(self, thread_id: str) -> RunRecord | None:
         return self._index.get(thread_id)
