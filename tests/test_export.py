@@ -1,6 +1,8 @@
 """Reports written as Markdown, HTML, PDF and DOCX, read back with each format's own reader."""
 
+import os
 import re
+import stat
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -169,3 +171,23 @@ def test_a_pdf_draws_chinese_with_a_cjk_font_of_the_system_or_the_setting(tmp_pa
 
     text = _pdf_text(path)
     assert "港口的水位" in text and "this PDF cannot show" not in text
+
+
+@pytest.mark.parametrize("fmt", ["md", "pdf"])
+def test_a_report_is_written_with_the_umask_and_an_overwrite_keeps_its_mode(tmp_path, fmt):
+    path = tmp_path / f"report.{fmt}"
+    before = os.umask(0o022)
+    try:
+        write_report("# Report\n\nShared [1].\n", path)
+        written = stat.S_IMODE(path.stat().st_mode)
+        path.chmod(0o640)
+        write_report("# Report\n\nRewritten [1].\n", path)
+        kept = stat.S_IMODE(path.stat().st_mode)
+        os.umask(0o077)
+        write_report("# Private\n", tmp_path / f"private.{fmt}")
+        private = stat.S_IMODE((tmp_path / f"private.{fmt}").stat().st_mode)
+    finally:
+        os.umask(before)
+
+    assert (written, kept, private) == (0o644, 0o640, 0o600)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f"private.{fmt}", f"report.{fmt}"]

@@ -10,7 +10,8 @@ import html
 import importlib.util
 import os
 import re
-import tempfile
+import secrets
+import stat
 import unicodedata
 from collections.abc import Sequence
 from functools import cache
@@ -55,13 +56,18 @@ def write_report(
 ) -> None:
     """Write `report` (Markdown) to `path` in `fmt` (default: by extension), all or nothing."""
     data = report_bytes(report, report_format(path, fmt), title, fonts)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    temporary = path.with_name(f".{path.name}.{secrets.token_hex(4)}")
+    # Made as any new file is (0666 less the umask; mkstemp's 0600 would hide a report from
+    # the colleagues it is written for), and an overwrite keeps the mode the file had.
+    handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         with os.fdopen(handle, "wb") as file:
             file.write(data)
+        if path.exists():
+            os.chmod(temporary, stat.S_IMODE(path.stat().st_mode))
         os.replace(temporary, path)
     except BaseException:
-        Path(temporary).unlink(missing_ok=True)
+        temporary.unlink(missing_ok=True)
         raise
 
 
