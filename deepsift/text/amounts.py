@@ -23,7 +23,7 @@ SCALES = {
     "trillion": 1e12,
 }
 _SCALE = "|".join(sorted(SCALES, key=len, reverse=True))
-_NUMBER = re.compile(
+NUMBER = re.compile(
     r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?:\s?(" + _SCALE + r")\b)?",
     re.IGNORECASE,
 )
@@ -53,7 +53,7 @@ def numbers(text: str) -> list[tuple[float, float]]:
     """Each number in `text` as (value, half its last written digit: the rounding it allows);
     one too long for a float (over 300 digits) is not checked."""
     found = []
-    for whole, decimals, scale in _NUMBER.findall(without_marks(text, " ")):
+    for whole, decimals, scale in NUMBER.findall(without_marks(text, " ")):
         factor = SCALES[scale.lower()] if scale else 1.0
         value = float(whole.replace(",", "") + (f".{decimals}" if decimals else "")) * factor
         if math.isfinite(value):

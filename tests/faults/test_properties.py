@@ -13,9 +13,10 @@ from deepsift.ingest.chunking import chunk_document
 from deepsift.ingest.document import Block, LoadedDocument
 from deepsift.llm.structured import parse_json
 from deepsift.records import Chunk
-from deepsift.report.checks.claims import _NUMBER, hold_to_evidence, unsupported
+from deepsift.report.checks.claims import hold_to_evidence, unsupported
 from deepsift.report.output.citations import resolve_citations
 from deepsift.report.writing.cited_text import CitedSentence, CitedText, with_marks
+from deepsift.text.amounts import NUMBER
 from deepsift.text.marks import without_marks
 from deepsift.text.untrusted import visible
 from deepsift.web.fetch import FetchError, _checked_address, _parse, is_public
@@ -202,7 +203,7 @@ def test_the_claim_check_never_raises(text, evidence):
 @FAST
 @given(prose)
 def test_a_sentence_whose_numbers_its_evidence_holds_passes(text):
-    held = [m.group(0) for m in _NUMBER.finditer(without_marks(text, " "))]
+    held = [m.group(0) for m in NUMBER.finditer(without_marks(text, " "))]
 
     assert unsupported(text, ["; ".join(held)], check_names=False) == []
 
