@@ -1,9 +1,10 @@
+import argparse
 import json
 import re
 import subprocess
 import sys
 import time
-from importlib.metadata import entry_points
+from importlib.metadata import entry_points, version
 from pathlib import Path
 
 import pytest
@@ -399,6 +400,73 @@ def test_help_lists_every_command_including_eval(tmp_path):
     assert result.returncode == 0, result.stderr
     for command in ("ingest", "collections", "research", "batch", "graph", "eval"):
         assert re.search(rf"^\s+{command}\s", result.stdout, re.MULTILINE), result.stdout
+
+
+def test_every_argument_of_every_command_has_help():
+    parser = deepsift.cli._parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    parsers = {"deepsift": parser, **commands.choices}
+
+    missing = [
+        f"{name} {action.option_strings or action.dest}"
+        for name, command in parsers.items()
+        for action in command._actions
+        if not action.help
+    ]
+
+    assert missing == []
+
+
+def test_version_prints_the_installed_version(tmp_path):
+    result = run_cli("--version", data=tmp_path / "data")
+
+    assert result.returncode == 0
+    assert result.stdout.strip() == f"deepsift {version('deepsift')}"
+
+
+@pytest.mark.parametrize(
+    "argv, meant", [(["reserch", "Q"], "research"), (["research", "--agent", "reac", "Q"], "react")]
+)
+def test_a_mistyped_command_or_choice_suggests_the_closest_one(tmp_path, argv, meant):
+    result = run_cli(*argv, data=tmp_path / "data")
+
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and f"did you mean {meant}?" in result.stderr
+
+
+def test_a_refused_collection_name_is_told_its_valid_spelling(tmp_path):
+    result = run_cli("ingest", str(CORPUS / "science"), "--collection", "my-frogs", data=tmp_path)
+
+    assert result.returncode == 2
+    assert "invalid" in result.stderr and result.stderr.rstrip().endswith("e.g. my_frogs")
+
+
+def test_a_missing_folder_is_exit_2_and_creates_nothing_to_describe(tmp_path):
+    data = tmp_path / "data"
+    missing = run_cli("ingest", str(tmp_path / "nofolder"), "--collection", "frogs", data=data)
+    listed = run_cli("collections", "--json", data=data)
+    ingested = run_cli("ingest", str(CORPUS / "science"), "--collection", "frogs", data=data)
+
+    assert missing.returncode == 2
+    assert missing.stderr.count("\n") == 1 and "no such file or folder" in missing.stderr
+    assert "description" not in missing.stderr
+    assert json.loads(listed.stdout) == []
+    assert ingested.returncode == 0, ingested.stderr
+    assert "note: frogs has no description" in ingested.stderr
+
+
+def test_asking_an_empty_question_is_an_error_not_the_list(data, scripted_llm):
+    env = {"DEEPSIFT_LLM_BASE_URL": scripted_llm.url, "DEEPSIFT_LLM_API_KEY": "k"}
+    question = "Why was Kestrel Works built and what did it cost?"
+    thread = json.loads(run_cli("research", question, "--json", data=data, **env).stdout)
+    thread_id = thread["thread_id"]
+
+    empty = run_cli("ask", thread_id, "  ", data=data, **env)
+    listed = run_cli("ask", thread_id, data=data, **env)
+
+    assert empty.returncode == 2 and empty.stderr.count("\n") == 1
+    assert "the question is empty" in empty.stderr and question not in empty.stderr
+    assert listed.returncode == 0 and question in listed.stderr
 
 
 def test_the_console_script_points_at_deepsift_cli_main():

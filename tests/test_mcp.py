@@ -208,7 +208,7 @@ def test_bad_arguments_are_tool_errors_of_one_clear_line(tmp_path, scripted_llm)
     assert no_run.endswith("no research run has thread id '0123456789ab'")
     assert bad_name.endswith(
         "collection name '9 lives' is invalid: use letters, digits and _, "
-        "not starting with a digit or _rebuild_"
+        "not starting with a digit or _rebuild_; e.g. docs_9_lives"
     )
     assert none_allowed.endswith(
         "paths: this server may read no folder: start it with deepsift mcp --allow FOLDER "

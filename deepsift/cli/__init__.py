@@ -8,8 +8,11 @@ May import anything; nothing imports it but __main__.
 """
 
 import argparse
+import difflib
 import logging
+import re
 import sys
+from importlib.metadata import version
 from typing import NoReturn
 
 from rich.markup import escape
@@ -66,16 +69,30 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         err.print(
-            f"[red]error:[/red] {self.prog}: {message} (see {self.prog} --help)",
+            f"[red]error:[/red] {self.prog}: {escape(message)}{_did_you_mean(message)} "
+            f"(see {self.prog} --help)",
             highlight=False,
             soft_wrap=True,
         )
         sys.exit(2)
 
 
+def _did_you_mean(message: str) -> str:
+    """For a mistyped choice (a command, an agent), the closest valid one."""
+    found = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+    if not found:
+        return ""
+    choices = [choice.strip(" '") for choice in found[2].split(",")]
+    close = difflib.get_close_matches(found[1], choices, n=1)
+    return f"; did you mean {close[0]}?" if close else ""
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="deepsift", description="Deep research over your Milvus collections.")
-    commands = parser.add_subparsers(required=True, metavar="COMMAND")
+    parser.add_argument("--version", action="version", version=f"deepsift {version('deepsift')}")
+    commands = parser.add_subparsers(
+        required=True, metavar="COMMAND", help="deepsift COMMAND --help: its arguments"
+    )
     for command in COMMANDS:
         command.add_parser(commands)
     for name in WAITING:

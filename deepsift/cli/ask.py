@@ -22,7 +22,12 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         description="Without a question: the run's follow-ups so far.",
     )
     ask.add_argument("thread", metavar="THREAD_ID", help="the run's thread id")
-    ask.add_argument("question", nargs="?", default="")
+    ask.add_argument(
+        "question",
+        nargs="?",
+        help="a follow-up question, or a rewrite (shorter, in German, as a table, add a section "
+        "on X); none: the run's follow-ups so far",
+    )
     ask.add_argument("--json", action="store_true", help="print one JSON object")
     ask.add_argument(
         "-o",
@@ -42,17 +47,21 @@ def run_ask(args: argparse.Namespace, settings: Settings) -> int:
     if args.output:  # before any model call: the result must have somewhere to go
         check_output(args.output)
         report_format(args.output, args.format)
+    if args.question is not None and not args.question.strip():
+        raise UserError(
+            f"the question is empty; deepsift ask {args.thread} without one lists its follow-ups"
+        )
     from deepsift.api import ask, read_run
 
     read = read_run(args.thread, settings)
     if read is None:
         raise UserError(f"no run has thread id {args.thread}; deepsift runs lists the runs kept")
     run = read[0]
-    if not args.question.strip() and not run.asking:
+    if args.question is None and not run.asking:
         _list(run)
     else:
         with err.status("answering" if args.question else f"finishing: {run.asking}"):
-            asked = ask(args.thread, args.question, settings)
+            asked = ask(args.thread, args.question or "", settings)
         if args.json:
             print(asked.model_dump_json(indent=2))
         else:

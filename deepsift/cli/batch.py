@@ -15,8 +15,20 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     batch.add_argument(
         "questions", type=Path, metavar="QUESTIONS.jsonl", help='lines {"id", "question"}'
     )
-    batch.add_argument("-o", "--output", type=Path, required=True, metavar="ANSWERS.jsonl")
-    batch.add_argument("--agent", choices=AGENTS, default="deepsift")
+    batch.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        required=True,
+        metavar="ANSWERS.jsonl",
+        help="one JSON line per question as it finishes (a rerun skips the ones answered)",
+    )
+    batch.add_argument(
+        "--agent",
+        choices=AGENTS,
+        default="deepsift",
+        help="the agent that answers (default: deepsift)",
+    )
     batch.add_argument(
         "--concurrency",
         type=positive,

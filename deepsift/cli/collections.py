@@ -18,9 +18,19 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     collections = commands.add_parser(
         "collections", help="list collections, drop one, or re-embed one with the current embedder"
     )
-    collections.add_argument("action", nargs="?", choices=["drop", "reembed"])
-    collections.add_argument("name", nargs="?")
-    collections.add_argument("--json", action="store_true")
+    collections.add_argument(
+        "action",
+        nargs="?",
+        choices=["drop", "reembed"],
+        help="drop: delete collection NAME; reembed: rebuild its vectors with the configured "
+        "embedder (none: list the collections)",
+    )
+    collections.add_argument("name", nargs="?", help="the collection to drop or re-embed")
+    collections.add_argument(
+        "--json",
+        action="store_true",
+        help="print a JSON list: name, description, documents, chunks, embedding_model",
+    )
     collections.set_defaults(run=run_collections)
 
 

@@ -21,7 +21,12 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
         "eval", help="evaluate retrieval or answers on a benchmark, or the reports"
     )
-    parser.add_argument("mode", choices=["retrieval", "answers", "reports", "followups"])
+    parser.add_argument(
+        "mode",
+        choices=["retrieval", "answers", "reports", "followups"],
+        help="what is scored: retrieval (recall by document), answers, reports (fact rubrics), "
+        "followups",
+    )
     parser.add_argument("--dataset", type=Path, help="retrieval, answers: the benchmark file")
     parser.add_argument(
         "--corpus",
@@ -55,7 +60,12 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         type=int,
         help="react: actions per question at most (default: setting react_max_steps)",
     )
-    parser.add_argument("--out", type=Path, default=Path("eval-results"))
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=Path("eval-results"),
+        help="the folder the results and summary tables go to (default: eval-results)",
+    )
     parser.add_argument(
         "--judge",
         action="store_true",

@@ -8,7 +8,12 @@ from deepsift.config import Settings
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
     graph = commands.add_parser("graph", help="print an agent's graph as a Mermaid diagram")
-    graph.add_argument("--agent", choices=AGENTS, default="deepsift")
+    graph.add_argument(
+        "--agent",
+        choices=AGENTS,
+        default="deepsift",
+        help="the agent whose graph (default: deepsift)",
+    )
     graph.set_defaults(run=run_graph)
 
 

@@ -24,11 +24,21 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     ingest = commands.add_parser(
         "ingest", help="add files, folders or web pages (http(s) URLs) to a collection"
     )
-    ingest.add_argument("paths", nargs="*", metavar="PATH|URL")
+    ingest.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH|URL",
+        help="files and folders (read recursively), and web pages by http(s) URL",
+    )
     ingest.add_argument(
         "--urls", type=Path, metavar="FILE", help="a file of URLs to ingest, one a line"
     )
-    ingest.add_argument("--collection", required=True)
+    ingest.add_argument(
+        "--collection",
+        required=True,
+        metavar="NAME",
+        help="the collection to add to, made on first use (letters, digits and _)",
+    )
     ingest.add_argument("--description", help="what the collection holds (used for routing)")
     ingest.add_argument(
         "--prune",
@@ -64,14 +74,11 @@ def run_ingest(args: argparse.Namespace, settings: Settings) -> int:
         urls += read_url_list(args.urls)
     if not paths and not urls and not args.urls:
         raise UserError("ingest needs files, folders or URLs: give PATH or URL, or --urls FILE")
+    missing = [str(path) for path in paths if not path.exists()]
+    if missing:
+        raise UserError(f"no such file or folder: {', '.join(missing)}")
     store = Store(settings)
-    if args.description is None and not store.exists(args.collection):
-        err.print(
-            f"note: {args.collection} has no description; the router chooses collections by "
-            "their descriptions, so add one with --description on a later ingest",
-            highlight=False,
-            soft_wrap=True,
-        )
+    new = not store.exists(args.collection)
     started = time.monotonic()
     with store, transient_progress(elapsed=True) as progress:
         finished = ingest(
@@ -84,6 +91,7 @@ def run_ingest(args: argparse.Namespace, settings: Settings) -> int:
             prune=args.prune,
             on_event=_progress_bar(progress),
         )
+        created = new and store.exists(args.collection)
     seconds = time.monotonic() - started
     report = finished.report
     table = Table(title=f"ingest into {args.collection}", title_justify="left")
@@ -94,6 +102,13 @@ def run_ingest(args: argparse.Namespace, settings: Settings) -> int:
     err.print(table)
     if finished.nothing and not report.files:  # else each failed file said why as it came
         err.print(escape(finished.nothing), highlight=False, soft_wrap=True)
+    if created and args.description is None:
+        err.print(
+            f"note: {args.collection} has no description; the router chooses collections by "
+            "their descriptions, so add one with --description on a later ingest",
+            highlight=False,
+            soft_wrap=True,
+        )
     return 1 if finished.nothing else 0
 
 

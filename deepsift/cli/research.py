@@ -22,7 +22,9 @@ s N A,B: search query N in sources A,B · a TEXT: add a query · q: stop here (r
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
     research = commands.add_parser("research", help="research a question and write a report")
-    research.add_argument("question", nargs="?", default="")
+    research.add_argument(
+        "question", nargs="?", default="", help="the question (none: with --thread, that run)"
+    )
     research.add_argument(
         "-o", "--output", type=Path, help="write the report here: .md, .html, .pdf or .docx"
     )

@@ -16,7 +16,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     serve.add_argument(
         "--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)"
     )
-    serve.add_argument("--port", type=positive, default=8000)
+    serve.add_argument("--port", type=positive, default=8000, help="the port (default: 8000)")
     serve.add_argument(
         "--token",
         nargs="?",

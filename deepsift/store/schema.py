@@ -67,8 +67,18 @@ def check_collection_name(name: str) -> str:
         raise StoreError(
             f"collection name {name!r} is invalid: "
             f"use letters, digits and _, not starting with a digit or {REBUILD_PREFIX}"
+            + (f"; e.g. {spelled}" if (spelled := valid_spelling(name)) else "")
         )
     return name
+
+
+def valid_spelling(name: str) -> str:
+    """`name` as a collection may be called ("my frogs", "my-frogs": "my_frogs"); "" when
+    nothing of it is left."""
+    spelled = re.sub(r"[^A-Za-z0-9_]+", "_", name).strip("_")[:200]
+    if spelled[:1].isdigit():
+        spelled = f"docs_{spelled}"
+    return spelled if _NAME.match(spelled) and spelled != "web" else ""
 
 
 def collection_schema(dim: int) -> CollectionSchema:
