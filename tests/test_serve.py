@@ -14,6 +14,7 @@ import pytest
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
+import deepsift.serve
 from deepsift.config import Settings
 from deepsift.llm.local_model import free_port
 from deepsift.serve.app import create_app
@@ -508,6 +509,39 @@ def test_an_upload_never_replaces_a_file_silently(uploads_client, deps, settings
     assert ("file", {"source": "report.md", "status": "updated", "chunks": 1, "error": ""}) in (
         sse(replaced.text)
     )
+
+
+def test_an_upload_keeps_a_collection_s_description_unless_asked_to_replace_it(
+    uploads_client, deps
+):
+    def send(name: str, query: str):
+        parts = [("files", (name, b"# Notes\n\nSales rose.\n", "text/markdown"))]
+        return uploads_client.post(f"/api/collections/uploaded/files?{query}", files=parts)
+
+    first = send("a.md", "description=sales notes")
+    kept = send("b.md", "description=something else")
+    kept_description = deps.store.description("uploaded")
+    replaced = send("c.md", "description=quarterly sales&replace_description=true")
+
+    assert ("kept", {"description": "sales notes"}) not in sse(first.text)
+    assert ("kept", {"description": "sales notes"}) in sse(kept.text)
+    assert kept_description == "sales notes"
+    assert "kept" not in [name for name, _ in sse(replaced.text)]
+    assert deps.store.description("uploaded") == "quarterly sales"
+
+
+def test_the_upload_form_s_checkboxes_sit_beside_their_labels():
+    static = Path(deepsift.serve.__file__).parent / "static"
+    page = (static / "index.html").read_text()
+    css = (static / "app.css").read_text()
+
+    boxes = re.findall(r"<label([^>]*)><input id=\"([^\"]+)\" type=\"checkbox\">", page)
+    assert {box for _, box in boxes} >= {"replace", "replace-description"}
+    assert all('class="check"' in attributes for attributes, _ in boxes)
+    # The form's inputs are full width; a checkbox so wide pushes its label to the next line.
+    assert "#upload-form input { width: 100%; }" in css
+    assert "#upload-form label.check { display: flex;" in css
+    assert "#upload-form label.check input { width: auto;" in css
 
 
 @pytest.mark.parametrize(

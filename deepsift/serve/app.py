@@ -270,8 +270,9 @@ class Handlers:
         except UserError as e:
             return _error(str(e), getattr(e, "status", 400))
         description = request.query_params.get("description") or None
+        replace = request.query_params.get("replace_description") == "true"
         return StreamingResponse(
-            ingest_events(saved, collection, description, self.deps, self.settings),
+            ingest_events(saved, collection, description, self.deps, self.settings, replace),
             media_type="text/event-stream",
             headers={"Cache-Control": "no-store"},
         )

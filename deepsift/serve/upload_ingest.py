@@ -60,9 +60,15 @@ def _too_large(size: int, limit: int) -> str:
 
 
 async def ingest_events(
-    paths: list[Path], collection: str, description: str | None, deps: Deps, settings: Settings
+    paths: list[Path],
+    collection: str,
+    description: str | None,
+    deps: Deps,
+    settings: Settings,
+    replace_description: bool = False,
 ) -> AsyncIterator[str]:
-    """Ingest `paths` in a worker thread, streaming its events as server-sent events."""
+    """Ingest `paths` in a worker thread, streaming its events as server-sent events; a
+    collection keeps the description it has unless `replace_description`."""
     events: queue.Queue[tuple[str, dict[str, Any]] | None] = queue.Queue()
     folder = upload_folder(settings.data_dir, collection).resolve()
 
@@ -84,7 +90,12 @@ async def ingest_events(
                 events.put(("done", {**counts, "chunks": report.new_chunks}))
 
     def work() -> None:
+        nonlocal description
         try:
+            kept = deps.store.description(collection) if deps.store.exists(collection) else ""
+            if description and kept and description != kept and not replace_description:
+                events.put(("kept", {"description": kept}))
+                description = None
             ingest(
                 paths,
                 collection,

@@ -365,7 +365,9 @@ async function upload(event) {
   }
   const collection = encodeURIComponent($("collection").value);
   const description = encodeURIComponent($("description").value);
-  const replace = $("replace").checked ? "&replace=true" : "";
+  const replace =
+    ($("replace").checked ? "&replace=true" : "") +
+    ($("replace-description").checked ? "&replace_description=true" : "");
   log.textContent = "uploading…\n";
   const response = await fetch(`/api/collections/${collection}/files?description=${description}${replace}`, {
     method: "POST",
@@ -393,6 +395,7 @@ async function upload(event) {
 
 function describe(name, data) {
   if (name === "start") return `ingesting ${data.files} file(s)\n`;
+  if (name === "kept") return `kept its description "${data.description}" (tick "replace its description" to change it)\n`;
   if (name === "chunks") return `  ${data.source}: ${data.done}/${data.total} chunks embedded\n`;
   if (name === "file") return `${data.source}: ${data.status}${data.error ? " (" + data.error + ")" : ""}\n`;
   if (name === "done") return `done: ${data.added} added, ${data.updated} updated, ${data.unchanged} unchanged, ${data.failed} failed\n`;
