@@ -11,12 +11,18 @@ from pathlib import Path
 
 import yaml
 
-from deepsift.ingest.document import LoadedDocument
+from deepsift.ingest.document import LoadedDocument, LoadError
 from deepsift.text.sentences import split_sentences
 
 MAX_VALUE = 300  # characters of one fact; a header is not a body
 MAX_LIST = 12  # authors, or documents named
 HEADER_LINES = 60  # a header block or field list stands within a document's first lines
+# Front matter is parsed whole, so it is bounded before and while it is: its size, how deep
+# its lists and tables nest (parsers recurse), and YAML aliases (each may repeat a whole tree:
+# nine levels of nine make 387 million values from 556 bytes).
+MAX_FRONT_MATTER = 64_000  # characters
+MAX_DEPTH = 32
+MAX_ALIASES = 64
 # `Key: value`, bulleted (Markdown), bold (**Key:**) or a reST field (:Key: value).
 _FIELD = re.compile(
     r"^\s*(?:[-*+]\s+)?(?:\*\*|:)?(?P<key>[A-Za-z][A-Za-z0-9 _./#-]{0,29}?)(?::\*\*|\*\*:|:)"
@@ -77,21 +83,85 @@ def header_fields(text: str) -> dict[str, str]:
 
 
 def _front_matter(text: str, kind: str) -> dict[str, str]:
+    """The front matter's fields; LoadError when it is over a bound (the file is hostile or not
+    what it seems), {} when it is not YAML or TOML (it is read as text)."""
+    name = kind.upper()
+    if len(text) > MAX_FRONT_MATTER:
+        raise LoadError(
+            f"its {name} front matter is {len(text):,} characters, over {MAX_FRONT_MATTER:,}"
+        )
+    if kind == "toml" and _toml_nesting(text) > MAX_DEPTH:
+        raise LoadError(f"its TOML front matter nests deeper than {MAX_DEPTH} levels")
     try:
-        data = yaml.safe_load(text) if kind == "yaml" else tomllib.loads(text)
-    except (yaml.YAMLError, tomllib.TOMLDecodeError, ValueError):
+        data = yaml.load(text, _BoundedYaml) if kind == "yaml" else tomllib.loads(text)
+    except (yaml.YAMLError, tomllib.TOMLDecodeError, ValueError) as e:
+        if isinstance(e, LoadError):
+            raise
         return {}
     if not isinstance(data, dict):
         return {}
-    return {str(k): _flat(v) for k, v in data.items() if v is not None}
+    return {str(k): _flat(v, MAX_DEPTH, name) for k, v in data.items() if v is not None}
 
 
-def _flat(value: object) -> str:
-    if isinstance(value, list | tuple):
-        return ", ".join(_flat(v) for v in value)
+class _BoundedYaml(yaml.SafeLoader):
+    """The safe loader, refusing nesting past MAX_DEPTH and aliases past MAX_ALIASES."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self.depth = self.aliases = 0
+
+    def compose_node(self, parent: yaml.Node | None, index: object) -> yaml.Node:
+        if self.check_event(yaml.AliasEvent):
+            self.aliases += 1
+            if self.aliases > MAX_ALIASES:
+                raise LoadError(f"its YAML front matter has over {MAX_ALIASES} aliases")
+        self.depth += 1
+        try:
+            if self.depth > MAX_DEPTH:
+                raise LoadError(f"its YAML front matter nests deeper than {MAX_DEPTH} levels")
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
+
+
+def _toml_nesting(text: str) -> int:
+    """How deep TOML's arrays and inline tables nest, outside strings and comments."""
+    deepest = depth = 0
+    quote = ""
+    for line in text.splitlines():
+        for ch in line:
+            if quote:
+                quote = "" if ch == quote else quote
+            elif ch in "\"'":
+                quote = ch
+            elif ch == "#":
+                break
+            elif ch in "[{":
+                depth += 1
+                deepest = max(deepest, depth)
+            elif ch in "]}":
+                depth = max(depth - 1, 0)
+    return deepest
+
+
+def _flat(value: object, depth: int, kind: str) -> str:
+    """A value as one line, read only as far as MAX_VALUE: a list or table that aliases share
+    is not repeated whole."""
+    if depth <= 0:  # nested by dotted keys or [a.b.c] tables, which the parser does not recurse
+        raise LoadError(f"its {kind} front matter nests deeper than {MAX_DEPTH} levels")
     if isinstance(value, dict):
-        return ", ".join(f"{k}: {_flat(v)}" for k, v in value.items())
-    return str(value)
+        items = (f"{k}: {_flat(v, depth - 1, kind)}" for k, v in value.items())
+    elif isinstance(value, list | tuple):
+        items = (_flat(v, depth - 1, kind) for v in value)
+    else:
+        return str(value)[: MAX_VALUE + 1]
+    said, length = [], 0
+    for item in items:
+        said.append(item)
+        length += len(item) + 2
+        if length > MAX_VALUE:
+            break
+    return ", ".join(said)
 
 
 def document_facts(
@@ -135,8 +205,8 @@ def _key(key: str) -> str:
 
 def _one_line(value: str) -> str:
     """A header value as one plain line: links read as their text, no code or emphasis marks,
-    no control characters, cut to MAX_VALUE."""
-    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", value)
+    no control characters, cut to MAX_VALUE (read no further than a few times that)."""
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", value[: MAX_VALUE * 4])
     text = re.sub(r"(?<!\w)[`*_]{1,2}(?=\S)|(?<=\S)[`*_]{1,2}(?!\w)", "", text)
     text = "".join(ch if ch.isprintable() else " " for ch in text)
     text = " ".join(text.split())

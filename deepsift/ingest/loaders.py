@@ -21,6 +21,9 @@ SUPPORTED = {
     *(".pdf", ".docx", ".pptx", ".xlsx", ".eml"),
 }
 
+_TEXT = {".md", ".markdown", ".txt", ".rst", ".html", ".htm", ".json", ".csv"}
+_HEADED = {".md", ".markdown", ".txt", ".rst"}  # may open with front matter or a field list
+
 
 def load(path: Path) -> LoadedDocument:
     suffix = path.suffix.lower()
@@ -32,11 +35,13 @@ def load(path: Path) -> LoadedDocument:
         raise LoadError(f"cannot read: {e.strerror or e}") from None
     if not data.strip():
         raise LoadError("empty file")
-    text, fields = "", {}
+    text = _decode_text(data) if suffix in _TEXT else ""
+    # The header first: one refused (deepsift.ingest.facts bounds it) fails the file before
+    # its body is parsed.
+    fields = header_fields(text) if suffix in _HEADED else {}
     if suffix == ".pdf":
         document, fields = _load_pdf(path)
     elif suffix == ".rst":
-        text = _decode_text(data)
         document = formats.load_rst(path, text)
     elif suffix == ".pptx":
         document, fields = formats.load_pptx(path)
@@ -45,15 +50,12 @@ def load(path: Path) -> LoadedDocument:
     elif suffix == ".eml":
         document, fields = formats.load_eml(path, data)
     elif suffix in {".txt", ".json", ".csv"}:
-        text = _decode_text(data)
         document = _load_plain(path, text)
     else:
-        text = _decode_text(data) if suffix in {".md", ".markdown", ".html", ".htm"} else ""
-        document, fields = _load_unstructured(path)
+        document, properties = _load_unstructured(path)
+        fields = fields or properties
     if not any(block.text.strip() for block in document.blocks):
         raise LoadError("no text found in it")
-    if text and suffix not in {".json", ".csv", ".html", ".htm"}:
-        fields = header_fields(text)
     document.facts = document_facts(fields, document, path, text)
     return document
 

@@ -268,12 +268,20 @@ def parsed_file(path: Path, doc_hash: str, settings: Settings) -> ParsedFile | F
     """A changed file loaded and chunked, or its result when it cannot be read."""
     try:
         document = load(path)
+        chunks = chunk_document(document, settings.chunk_chars, settings.chunk_overlap)
     except LoadError as e:
         return FileResult(str(path), "failed", error=str(e))
-    chunks = chunk_document(document, settings.chunk_chars, settings.chunk_overlap)
+    except Exception as e:  # noqa: BLE001 - one file's input (MemoryError, RecursionError too)
+        return FileResult(str(path), "failed", error=f"cannot parse ({_one_line(e)})")
     return ParsedFile(
         str(path), doc_hash, document.title, chunks, path.suffix.lower(), document.facts
     )
+
+
+def _one_line(error: BaseException) -> str:
+    """An error as one short line: its type, then its message's first line."""
+    said = str(error).strip().splitlines()
+    return f"{type(error).__name__}: {said[0][:200]}" if said else type(error).__name__
 
 
 def stored_chunks(

@@ -471,3 +471,72 @@ def test_hostile_files_are_skipped_with_one_line_each_and_nothing_logged(setting
     assert all("\n" not in error for error in errors.values()), errors
     assert [f.status for f in report.files if Path(f.source).name == "good.md"] == ["added"]
     assert caplog.records == []
+
+
+def _alias_bomb() -> str:
+    """556 bytes of YAML that name 9**9 values: each anchor repeats the one before nine times."""
+    lines = ["a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+    for before, name in zip("abcdefgh", "bcdefghi", strict=True):
+        lines.append(f"{name}: &{name} [{', '.join(['*' + before] * 9)}]")
+    return "\n".join([*lines, "title: *i"])
+
+
+HOSTILE_FRONT_MATTER = {
+    "bomb.md": f"---\n{_alias_bomb()}\n---\n\n# Bomb\n\nA body.\n",
+    "deep-toml.md": "+++\ntitle = " + "[" * 5_000 + "]" * 5_000 + "\n+++\n\n# Deep\n\nA body.\n",
+    "deep-yaml.md": "---\ntitle: " + "[" * 5_000 + "]" * 5_000 + "\n---\n\n# Deep\n\nA body.\n",
+}
+
+
+def test_hostile_front_matter_skips_its_file_in_one_line_in_bounded_memory(settings, store):
+    import tracemalloc
+
+    folder = Path("docs")
+    folder.mkdir()
+    for name, text in HOSTILE_FRONT_MATTER.items():
+        (folder / name).write_text(text)
+    for name in ("good-1.md", "good-2.md"):
+        (folder / name).write_text("---\ntitle: Good\n---\n\nKestrel Works removes phosphorus.\n")
+    embedder = get_embedder(settings)
+    embedder.embed(["warm up"])  # the model's own memory is not the parse's
+
+    tracemalloc.start()
+    baseline = tracemalloc.get_traced_memory()[0]
+    try:
+        report = ingest([folder], "docs", store, embedder, settings)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+    results = {Path(f.source).name: (f.status, f.error) for f in report.files}
+    assert results["good-1.md"] == results["good-2.md"] == ("added", "")
+    for name in HOSTILE_FRONT_MATTER:
+        status, error = results[name]
+        assert status == "failed" and error and "\n" not in error and len(error) < 200, error
+    assert "aliases" in results["bomb.md"][1]
+    assert "nests deeper" in results["deep-toml.md"][1]
+    assert "nests deeper" in results["deep-yaml.md"][1]
+    assert peak - baseline < 300 * 2**20
+
+
+def test_any_exception_parsing_one_file_fails_that_file_alone(settings, store, monkeypatch):
+    folder = Path("docs")
+    folder.mkdir()
+    for name in ("a.md", "b.md", "c.md"):
+        (folder / name).write_text(f"# {name}\n\nKestrel Works removes phosphorus.\n")
+    real = pipeline.load
+
+    def load(path: Path):
+        if path.name == "b.md":
+            raise RecursionError("maximum recursion depth exceeded\nand a second line")
+        return real(path)
+
+    monkeypatch.setattr(pipeline, "load", load)
+
+    report = ingest([folder], "docs", store, get_embedder(settings), settings)
+
+    assert {Path(f.source).name: (f.status, f.error) for f in report.files} == {
+        "a.md": ("added", ""),
+        "b.md": ("failed", "cannot parse (RecursionError: maximum recursion depth exceeded)"),
+        "c.md": ("added", ""),
+    }
