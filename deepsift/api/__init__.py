@@ -20,6 +20,7 @@ from pydantic import BaseModel
 from deepsift.agents import AGENTS
 from deepsift.agents import agent as agent_named
 from deepsift.api.followups import RESHAPED, ask
+from deepsift.api.limits import check_question
 from deepsift.api.results import (
     CitedSource,
     FollowUpResult,
@@ -141,6 +142,7 @@ def _check_request(
 ) -> None:
     """Refuse, before any store or model is opened, what research() cannot run."""
     agent_named(agent)  # an unknown agent is refused
+    check_question(question)
     if review and not agent_named(agent).review:
         reviewed = ", ".join(name for name, a in AGENTS.items() if a.review)
         raise UserError(f"--review works with the {reviewed} agent only")

@@ -4,6 +4,7 @@ rewritten; kept in the run's thread."""
 import threading
 import time
 
+from deepsift.api.limits import check_question
 from deepsift.api.results import FollowUpResult, followup_result
 from deepsift.api.threads import resources, saved_thread
 from deepsift.config import Settings
@@ -35,6 +36,7 @@ def ask(
     thread (`keep`; off: answered from the run's evidence and forgotten, as evaluation asks),
     written once it is done; one stopped part way is answered again by asking again (or with
     no question), from the model replies it had already received."""
+    check_question(question)
     settings = settings or Settings()
     if not settings.checkpoint_path.exists():
         raise UserError(

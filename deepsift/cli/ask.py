@@ -7,6 +7,7 @@ from pathlib import Path
 from rich.markdown import Markdown
 from rich.markup import escape
 
+from deepsift.api.limits import check_question
 from deepsift.cli.arguments import positive
 from deepsift.cli.console import err, out
 from deepsift.config import Settings
@@ -44,6 +45,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def run_ask(args: argparse.Namespace, settings: Settings) -> int:
+    check_question(args.question)  # before the run is read: it is never kept
     if args.output:  # before any model call: the result must have somewhere to go
         check_output(args.output)
         report_format(args.output, args.format)
@@ -76,7 +78,14 @@ def run_ask(args: argparse.Namespace, settings: Settings) -> int:
             )
         run = read_run(args.thread, settings)[0]
     if args.output:
-        write_report(run.exported(args.version), args.output, args.format, fonts=settings.pdf_fonts)
+        exported = run.exported(args.version)
+        try:
+            write_report(exported, args.output, args.format, fonts=settings.pdf_fonts)
+        except OSError as e:  # refused since it was checked (the disk filled, say)
+            raise UserError(
+                f"could not write {args.output}: {e.strerror or e}; the run keeps its "
+                f"follow-ups: write them again with deepsift ask {args.thread} -o FILE"
+            ) from e
         err.print(f"written to {args.output}", highlight=False)
     elif args.version:
         run.exported(args.version)  # a version the run does not have is refused

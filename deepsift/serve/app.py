@@ -32,7 +32,7 @@ from deepsift.errors import UserError
 from deepsift.llm.endpoint import endpoint_failure
 from deepsift.report.output.export import FORMATS, report_bytes
 from deepsift.retrieval.sources import WEB, WEB_DESCRIPTION
-from deepsift.serve.guard import SECURITY_HEADERS, TOKEN_COOKIE, Guard
+from deepsift.serve.guard import SECURITY_HEADERS, TOKEN_COOKIE, Guard, TooLarge, json_body
 from deepsift.serve.runs import (
     FINAL_EVENTS,
     AskRequest,
@@ -142,7 +142,9 @@ class Handlers:
 
     async def start_run(self, request: Request) -> JSONResponse:
         try:
-            asked = RunRequest.model_validate(await request.json())
+            asked = RunRequest.model_validate(await json_body(request))
+        except TooLarge as e:
+            return _error(f"a run's JSON: {e}", 413)
         except ValidationError as e:
             return _error(f"a run's JSON: {validation_line(e)}")
         except ValueError:
@@ -196,7 +198,9 @@ class Handlers:
     async def ask(self, request: Request) -> JSONResponse:
         thread_id = request.path_params["thread_id"]
         try:
-            asked = AskRequest.model_validate(await request.json())
+            asked = AskRequest.model_validate(await json_body(request))
+        except TooLarge as e:
+            return _error(f"a follow-up's JSON: {e}", 413)
         except ValidationError as e:
             return _error(f"a follow-up's JSON: {validation_line(e)}")
         except ValueError:

@@ -1,7 +1,9 @@
 """Who the web app answers: with a token, only requests that carry it; without, only requests
-addressed to a loopback name; and every answer with the security headers."""
+addressed to a loopback name; every answer with the security headers; and JSON bodies read no
+further than MAX_JSON_BYTES."""
 
 import hmac
+import json
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -13,6 +15,9 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from deepsift.serve import is_loopback
 
 TOKEN_COOKIE = "deepsift_token"
+# A run's or a follow-up's JSON: a question of 4,000 characters fits with room to spare, even
+# written as \uXXXX escapes. Files come as uploads (serve_max_upload_bytes).
+MAX_JSON_BYTES = 64_000
 # Sent with every answer: no framing (clickjacking), no script but the page's own file (a
 # report or document that smuggled markup in runs nothing), no sniffing, no referrer.
 SECURITY_HEADERS = {
@@ -73,3 +78,22 @@ class Guard:
         if request.method not in ("GET", "HEAD") and origin and urlsplit(origin).netloc != host:
             return 403, f"requests from {origin} are not accepted"
         return None
+
+
+class TooLarge(Exception):
+    """A request's body over MAX_JSON_BYTES: HTTP 413."""
+
+
+async def json_body(request: Request) -> Any:
+    """The request's JSON, read no further than MAX_JSON_BYTES (a body that does not say its
+    size is counted as it comes); TooLarge past it, ValueError when it is not JSON."""
+    refusal = TooLarge(f"a JSON body may have {MAX_JSON_BYTES:,} bytes at most")
+    length = request.headers.get("content-length", "")
+    if length.isdigit() and int(length) > MAX_JSON_BYTES:
+        raise refusal
+    body = bytearray()
+    async for piece in request.stream():
+        body += piece
+        if len(body) > MAX_JSON_BYTES:
+            raise refusal
+    return json.loads(body)

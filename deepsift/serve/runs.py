@@ -18,6 +18,7 @@ from rich.text import Text
 from deepsift.agents import agent
 from deepsift.agents.live_steps import NEXT_STEP, step_lines
 from deepsift.api import FollowUpResult, ask, list_runs, new_thread_id, read_run, research
+from deepsift.api.limits import MAX_QUESTION_CHARS
 from deepsift.config import Length, Settings
 from deepsift.deps import Deps
 from deepsift.errors import UserError
@@ -27,7 +28,6 @@ from deepsift.retrieval.sources import resolve_sources
 
 Status = Literal["queued", "running", "done", "paused", "failed", "stopped"]
 INDEX_FILE = "serve-runs.json"
-MAX_QUESTION_CHARS = 4_000
 MAX_LANGUAGE_CHARS = 40
 MAX_WAITING = 20  # runs queued for a worker at once; more are refused until one starts
 FINAL_EVENTS = ("result", "error", "stopped")  # a run's stream ends with one of these

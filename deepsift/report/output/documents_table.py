@@ -57,6 +57,8 @@ def when(date: str) -> tuple[int, str]:
 
 
 def _cell(text: str) -> str:
-    """A fact as a table cell: plain, on one line, its pipes escaped, cut to CELL_CHARS."""
-    text = plain(" ".join(text.split())).replace("|", "\\|")
+    """A fact as a table cell: plain, on one line, its pipes and angle brackets escaped (a
+    fact's tags are its text, never markup, and never deleted), cut to CELL_CHARS."""
+    text = " ".join(text.split()).replace("<", "&lt;").replace(">", "&gt;")
+    text = plain(text).replace("|", "\\|")
     return text if len(text) <= CELL_CHARS else text[: CELL_CHARS - 1].rstrip() + "…"

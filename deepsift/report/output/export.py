@@ -6,6 +6,7 @@ text cannot inject markup). HTML is one self-contained page whose [n] link to it
 or a document broke is left as text by the parser, so no exporter ever sees a malformed one.
 """
 
+import errno
 import html
 import importlib.util
 import os
@@ -43,12 +44,23 @@ def report_format(path: Path, given: str | None = None) -> str:
 
 
 def check_output(path: Path) -> None:
-    """Fail before a run, not after it: the report's folder must exist, and the path must not be
-    a folder."""
+    """Fail before a run, not after it: the report's folder must exist, the path must not be
+    a folder, and the OS must let a file be made beside it (as write_report makes one) and the
+    file itself be written (a read-only folder or file, /proc, a full disk, a name too long)."""
     if path.is_dir():
         raise UserError(f"-o {path} is a folder: give a file name, e.g. {path / 'report.md'}")
     if not path.parent.is_dir():
         raise UserError(f"-o {path}: folder {path.parent} does not exist; create it first")
+    probe = path.with_name(f".{path.name}.{secrets.token_hex(4)}")
+    try:
+        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        probe.unlink()
+        if path.exists() and not os.access(path, os.W_OK):
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES))
+    except OSError as e:
+        raise UserError(
+            f"-o {path}: cannot write there ({e.strerror or e}); choose another file"
+        ) from None
 
 
 def write_report(
