@@ -45,7 +45,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def run_ask(args: argparse.Namespace, settings: Settings) -> int:
-    check_question(args.question)  # before the run is read: it is never kept
+    check_question(args.question or "")  # before the run is read: it is never kept
     if args.output:  # before any model call: the result must have somewhere to go
         check_output(args.output)
         report_format(args.output, args.format)
@@ -89,7 +89,7 @@ def run_ask(args: argparse.Namespace, settings: Settings) -> int:
         err.print(f"written to {args.output}", highlight=False)
     elif args.version:
         run.exported(args.version)  # a version the run does not have is refused
-        out.print(Markdown(run.versions[args.version - 1]))
+        out.print(Markdown(run.versions[args.version]))
     return 0
 
 
