@@ -119,6 +119,7 @@ class FollowUp(BaseModel):
     # A report's version: the language it is written in ("": the question's), and its length.
     language: str = ""
     length: str = ""
+    version: int = 0  # kind "report": its number, the run's own report being 1; 0: not taken
     usage: Usage = Usage()
     seconds: float = 0.0
 

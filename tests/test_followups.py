@@ -199,7 +199,9 @@ def test_an_exported_version_renumbers_the_answers_to_its_own_sources(finished):
 
     german = run.followups[0]
     number = {s.source: s.n for s in german.sources}
-    appendix = run.exported(2).split("## Follow-up questions", 1)[1]
+    assert german.language == "German" and "## Follow-up questions" in run.exported(1)
+    assert "## Follow-up questions" not in run.exported(2)
+    appendix = run.exported(2).split("## Folgefragen", 1)[1]
     for source in answer.sources:
         assert f"[{number[source.source]}] " in appendix
     with pytest.raises(UserError, match="versions 1 to 2"):
@@ -312,5 +314,5 @@ def test_a_rewrite_killed_part_way_converges_when_asked_again(tmp_path):
     assert answered.returncode == listed.returncode == exported.returncode == 0
     assert "1. in German" in listed.stderr and f"2. {COST}" in listed.stderr
     written = (tmp_path / "report.md").read_text()
-    assert "## Quellen" in written and f"## Follow-up questions\n\n### {COST}" in written
+    assert "## Quellen" in written and f"## Folgefragen\n\n### {COST}" in written
     assert json.loads(answered.stdout)["answer"] in written

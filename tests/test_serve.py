@@ -140,8 +140,12 @@ def test_a_finished_run_answers_follow_ups_keeps_them_and_exports_each_version(c
         'filename="deepsift-' + thread_id + '-v2.md"'
         in exported["2"].headers["content-disposition"]
     )
-    for text in (exported["1"].text, exported["2"].text):
-        assert "## Follow-up questions" in text and "### What did Kestrel Works cost" in text
+    # Each version's appendix is headed in that version's language.
+    for text, heading in (
+        (exported["1"].text, "Follow-up questions"),
+        (exported["2"].text, "Folgefragen"),
+    ):
+        assert f"## {heading}" in text and "### What did Kestrel Works cost" in text
     assert latest.text == exported["2"].text
     assert exported["3"].status_code == 404
     assert exported["3"].json() == {"error": f"version 3: run {thread_id} has versions 1 to 2"}

@@ -4,9 +4,12 @@ rewritten; kept in the run's thread."""
 import threading
 import time
 
+from langgraph.types import Overwrite
+
 from deepsift.api.limits import check_question
 from deepsift.api.results import FollowUpResult, followup_result
 from deepsift.api.threads import resources, saved_thread
+from deepsift.api.versions import keep_latest_checkpoint, numbering, with_version
 from deepsift.config import Settings
 from deepsift.deps import Deps
 from deepsift.errors import UserError
@@ -71,9 +74,17 @@ def ask(
             else:
                 record, added = answer_followup(saved.values, question, deps)
         record = record.model_copy(update={"seconds": round(time.monotonic() - started, 2)})
-        if keep:
-            graph.update_state(config, {"followups": [record], "chunks": added, "asking": ""})
+        with numbering(settings.checkpoint_path):
+            now = graph.get_state(config).values  # another rewrite may have ended meanwhile
+            followups, note = with_version(
+                now.get("followups", []), record, settings.max_report_versions
+            )
+            record = followups[-1]
+            if keep:
+                notes = [note] if note and note not in now.get("notes", []) else []
+                update = {"followups": Overwrite(followups), "chunks": added, "asking": ""}
+                graph.update_state(config, {**update, "notes": notes})
+                keep_latest_checkpoint(saver, thread_id)
         if isinstance(deps.llm.cache, replies.RunReplies):
             deps.llm.cache.forget(kept)
-        versions = sum(f.kind == "report" for f in saved.values.get("followups", []))
-    return followup_result(record, thread_id, versions + 2)
+    return followup_result(record, thread_id, record.version)

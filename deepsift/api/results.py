@@ -5,6 +5,7 @@ from typing import Literal
 from langgraph.types import StateSnapshot
 from pydantic import BaseModel
 
+from deepsift.api.versions import numbered
 from deepsift.errors import UserError
 from deepsift.records import FollowUp, Source, Usage
 from deepsift.report.output.citations import sources_section
@@ -70,27 +71,33 @@ class ResearchResult(BaseModel):
     asking: str = ""  # a follow-up stopped part way: asking again (or with no question) ends it
 
     @property
-    def versions(self) -> list[str]:
-        """The report's versions: the run's own, then each rewrite, in order."""
-        return [self.report, *(f.report for f in self.followups if f.kind == "report")]
+    def versions(self) -> dict[int, str]:
+        """The report's versions by number: the run's own (1), then the rewrites it keeps
+        (deepsift.api.versions drops the oldest past max_report_versions)."""
+        rewrites = {f.version: f.report for f in self.followups if f.kind == "report"}
+        return {1: self.report, **rewrites}
 
     def exported(self, version: int | None = None) -> str:
         """Report version `version` (default: the latest) with the questions asked of the run
         and their answers as an appendix."""
-        number = len(self.versions) if version is None else version
+        number = max(self.versions) if version is None else version
         sources = self.sources_of(number)  # refuses a version the run does not have
-        report = self.versions[number - 1]
+        report = self.versions[number]
         answers = [f for f in self.followups if f.kind == "answer"]
         return f"{report.rstrip()}\n\n{appendix(answers, sources)}\n" if answers else report
 
     def sources_of(self, version: int) -> list[CitedSource]:
         """The sources report version `version` cites (its numbers are its own)."""
-        if not 1 <= version <= len(self.versions):
-            raise UserError(
-                f"version {version}: run {self.thread_id} has versions 1 to {len(self.versions)}"
-            )
-        rewrites = [f for f in self.followups if f.kind == "report"]
-        return rewrites[version - 2].sources if version > 1 else self.sources
+        if version not in self.versions:
+            kept = ", ".join(map(str, self.versions))
+            raise UserError(f"version {version}: run {self.thread_id} has versions {kept}")
+        rewrite = self._rewrite(version)
+        return rewrite.sources if rewrite else self.sources
+
+    def _rewrite(self, version: int) -> "FollowUpResult | None":
+        return next(
+            (f for f in self.followups if f.kind == "report" and f.version == version), None
+        )
 
 
 def run_result(agent: str, saved: StateSnapshot, thread_id: str, seconds: float) -> ResearchResult:
@@ -128,12 +135,9 @@ def run_result(agent: str, saved: StateSnapshot, thread_id: str, seconds: float)
 
 
 def followups_of(records: list[FollowUp], thread_id: str) -> list[FollowUpResult]:
-    """The run's follow-ups in order, each report version numbered from 2."""
-    results, version = [], 1
-    for record in records:
-        version += record.kind == "report"
-        results.append(followup_result(record, thread_id, version))
-    return results
+    """The run's follow-ups in order, each report version with its number."""
+    number = {id(record): n for n, record in numbered(records)}
+    return [followup_result(r, thread_id, number.get(id(r), 0)) for r in records]
 
 
 def followup_result(record: FollowUp, thread_id: str, version: int) -> FollowUpResult:

@@ -142,6 +142,13 @@ class Settings(BaseSettings):
     report_language: str = Field(
         "", description="the report's language, e.g. german; empty: the question's language"
     )
+    max_report_versions: int = Field(
+        20,
+        ge=2,
+        le=200,
+        description="report versions a run's thread keeps: its own and the latest rewrites "
+        "(deepsift ask); older rewrites are dropped, oldest first, with a note",
+    )
     section_tokens: int = Field(
         400,
         ge=50,

@@ -84,3 +84,65 @@ def test_a_fact_s_markup_is_escaped_in_markdown_and_html_never_deleted():
     assert "<b>x</b>" not in markdown and "<script>" not in markdown
     assert "&lt;b&gt;x&lt;/b&gt;" in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert "<b>x</b>" not in page and "<script>" not in page
+
+
+# --- the report versions a thread keeps ---
+
+
+@pytest.fixture
+def finished(tmp_path, sample_store):
+    """A finished run on the sample corpus, with a slow scripted endpoint (so rewrites overlap)."""
+    from test_report import QUESTION
+
+    from deepsift import Settings, research
+    from deepsift.deps import Deps
+    from deepsift.llm.chat import chat_model
+    from deepsift.llm.embedders import get_embedder
+
+    from fake_openai import FakeOpenAI
+    from scripted import ScriptedResearcher
+
+    with FakeOpenAI(ScriptedResearcher(), delay=0.2) as server:
+        settings = Settings(
+            data_dir=tmp_path, llm_base_url=server.url, llm_api_key="t", max_report_versions=4
+        )
+        deps = Deps(settings, sample_store, get_embedder(settings), chat_model(settings))
+        yield research(QUESTION, settings, deps=deps), settings, deps
+
+
+def test_60_rewrites_keep_at_most_the_setting_s_versions_and_the_checkpoint_stops_growing(
+    finished,
+):
+    from deepsift.api import ask, read_run
+
+    result, settings, deps = finished
+    sizes = []
+    for n in range(60):
+        asked = ask(result.thread_id, "as a table", settings, deps=deps)
+        assert asked.version == n + 2
+        sizes.append(settings.checkpoint_path.stat().st_size)
+    run = read_run(result.thread_id, settings, deps)[0]
+
+    assert sorted(run.versions) == [1, 59, 60, 61]  # the run's own and the latest rewrites
+    assert run.exported().startswith(run.versions[61].rstrip())
+    assert any("oldest report versions were dropped" in note for note in run.notes)
+    assert sizes[-1] <= sizes[9]  # grew while the versions did, not after
+
+
+def test_two_concurrent_rewrites_get_distinct_version_numbers(finished):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from deepsift.api import ask, read_run
+
+    result, settings, deps = finished
+    with ThreadPoolExecutor(2) as pool:
+        asked = list(
+            pool.map(
+                lambda q: ask(result.thread_id, q, settings, deps=deps), ["brief", "in German"]
+            )
+        )
+    run = read_run(result.thread_id, settings, deps)[0]
+
+    assert sorted(a.version for a in asked) == [2, 3]
+    assert sorted(run.versions) == [1, 2, 3]
+    assert {f.question for f in run.followups} == {"brief", "in German"}

@@ -79,6 +79,18 @@ _DOCUMENTS = {
     "chinese": ("文件", "文件", "标题", "日期", "状态", "作者", "内容"),
     "japanese": ("文書", "文書", "タイトル", "日付", "状態", "著者", "内容"),
 }
+# The heading of the questions asked of a finished run, exported after its report.
+_FOLLOWUPS = {
+    "english": "Follow-up questions",
+    "german": "Folgefragen",
+    "french": "Questions complémentaires",
+    "spanish": "Preguntas de seguimiento",
+    "italian": "Domande di approfondimento",
+    "portuguese": "Perguntas de seguimento",
+    "dutch": "Vervolgvragen",
+    "chinese": "后续问题",
+    "japanese": "追加の質問",
+}
 _NAMES = {"deutsch": "german", "français": "french", "español": "spanish", "nederlands": "dutch"}
 # The languages whose headings are known, as a request may name them ("in German", "auf Deutsch").
 LANGUAGES = (*_LABELS, *_NAMES)
@@ -91,6 +103,7 @@ class Labels(BaseModel):
     sources: str
     unanswered: str  # a part of the question the evidence does not answer: "... {part}."
     documents: tuple[str, ...] = _DOCUMENTS["english"]  # the documents table: heading, columns
+    followups: str = _FOLLOWUPS["english"]
 
 
 def labels(language: str) -> Labels:
@@ -104,6 +117,7 @@ def labels(language: str) -> Labels:
         sources=sources,
         unanswered=unanswered,
         documents=_DOCUMENTS.get(name, _DOCUMENTS["english"]),
+        followups=_FOLLOWUPS.get(name, _FOLLOWUPS["english"]),
     )
 
 
