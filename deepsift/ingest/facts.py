@@ -82,6 +82,18 @@ def header_fields(text: str) -> dict[str, str]:
     return fields if len(fields) >= 2 else {}
 
 
+def without_front_matter(text: str) -> str:
+    """The text after its front matter: the front matter is the document's facts already,
+    and would read as a paragraph of `key: value` in its body."""
+    lines = text.replace("\r\n", "\n").split("\n")
+    fence = lines[0].strip() if lines else ""
+    if fence in _FRONT:
+        end = next((n for n in range(1, len(lines)) if lines[n].strip() == fence), None)
+        if end is not None:
+            return "\n".join(lines[end + 1 :])
+    return text
+
+
 def _front_matter(text: str, kind: str) -> dict[str, str]:
     """The front matter's fields; LoadError when it is over a bound (the file is hostile or not
     what it seems), {} when it is not YAML or TOML (it is read as text)."""

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from deepsift.ingest import formats
 from deepsift.ingest.document import Block, LoadedDocument, LoadError, titled
-from deepsift.ingest.facts import document_facts, header_fields
+from deepsift.ingest.facts import document_facts, header_fields, without_front_matter
 
 os.environ.setdefault("DO_NOT_TRACK", "1")  # unstructured reports usage on import otherwise
 os.environ.setdefault("UNSTRUCTURED_DISABLE_NOTICE", "1")
@@ -39,10 +39,11 @@ def load(path: Path) -> LoadedDocument:
     # The header first: one refused (deepsift.ingest.facts bounds it) fails the file before
     # its body is parsed.
     fields = header_fields(text) if suffix in _HEADED else {}
+    body = without_front_matter(text) if suffix in _HEADED else text
     if suffix == ".pdf":
         document, fields = _load_pdf(path)
     elif suffix == ".rst":
-        document = formats.load_rst(path, text)
+        document = formats.load_rst(path, body)
     elif suffix == ".pptx":
         document, fields = formats.load_pptx(path)
     elif suffix == ".xlsx":
@@ -50,9 +51,9 @@ def load(path: Path) -> LoadedDocument:
     elif suffix == ".eml":
         document, fields = formats.load_eml(path, data)
     elif suffix in {".txt", ".json", ".csv"}:
-        document = _load_plain(path, text)
+        document = _load_plain(path, body)
     else:
-        document, properties = _load_unstructured(path)
+        document, properties = _load_unstructured(path, body if body != text else None)
         fields = fields or properties
     if not any(block.text.strip() for block in document.blocks):
         raise LoadError("no text found in it")
@@ -112,12 +113,19 @@ def _offline_spacy() -> None:
     tokenize._load_spacy_model = load_or_blank
 
 
-def _load_unstructured(path: Path) -> tuple[LoadedDocument, dict[str, str]]:
+def _load_unstructured(
+    path: Path, markdown: str | None = None
+) -> tuple[LoadedDocument, dict[str, str]]:
+    """`markdown`: the file's text to read instead of the file (its front matter cut off)."""
     _offline_spacy()
     from unstructured.partition.auto import partition
+    from unstructured.partition.md import partition_md
 
     try:
-        elements = partition(filename=str(path))
+        if markdown is not None:
+            elements = partition_md(text=markdown)
+        else:
+            elements = partition(filename=str(path))
     except Exception as e:  # parsers raise many types for one cause: a damaged file
         raise LoadError(f"cannot parse ({type(e).__name__}: {e})") from None
     blocks = []

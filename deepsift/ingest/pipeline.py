@@ -86,7 +86,8 @@ def _files_under(folder: Path, failed: list[FileResult]) -> list[Path]:
 # it, so the next ingest redoes every file once instead of keeping chunks made the old way.
 # 2: a document that does not open with a heading is titled by its file name.
 # 3: each chunk carries its document's facts (deepsift.ingest.facts).
-PARSING = 3
+# 4: front matter stays out of the body's chunks (it is the document's facts).
+PARSING = 4
 
 
 def document_hash(data: bytes) -> str:

@@ -540,3 +540,25 @@ def test_any_exception_parsing_one_file_fails_that_file_alone(settings, store, m
         "b.md": ("failed", "cannot parse (RecursionError: maximum recursion depth exceeded)"),
         "c.md": ("added", ""),
     }
+
+
+@pytest.mark.parametrize(
+    ("name", "front"),
+    [
+        ("eip-1.md", "---\neip: 1\nstatus: Final\ndate: 2021-01-01\n---\n"),
+        ("eip-2.txt", '+++\neip = 2\nstatus = "Final"\ndate = "2021-01-01"\n+++\n'),
+    ],
+)
+def test_front_matter_is_the_document_s_facts_and_absent_from_its_body_chunks(
+    name, front, settings
+):
+    path = Path(name)
+    path.write_text(f"{front}\n# Gas\n\nThe proposal prices gas for storage.\n")
+
+    document = load(path)
+    chunks = chunk_document(document, settings.chunk_chars, settings.chunk_overlap)
+
+    assert document.facts["status"] == "Final" and document.facts["date"] == "2021-01-01"
+    assert chunks and all("gas for storage" in c.text or "Gas" in c.text for c in chunks)
+    for chunk in chunks:
+        assert "status" not in chunk.text and "2021-01-01" not in chunk.text, chunk.text
