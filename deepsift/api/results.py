@@ -9,10 +9,9 @@ from deepsift.api.versions import numbered
 from deepsift.errors import UserError
 from deepsift.records import FollowUp, Source, Usage
 from deepsift.report.output.citations import sources_section
+from deepsift.report.output.headings import labels
 from deepsift.text.marks import MARK, mark_all, numbers_of
 from deepsift.text.untrusted import flat
-
-APPENDIX = "Follow-up questions"
 
 
 class RunUsage(Usage):
@@ -44,6 +43,7 @@ class FollowUpResult(BaseModel):
     answer: str  # kind "answer": the cited answer, or "The documents do not say. Searched: …"
     report: str  # kind "report": the new version
     version: int = 0  # kind "report": its number; the run's own report is version 1
+    language: str = ""  # kind "report": the language it is written in ("": the question's)
     sources: list[CitedSource]  # numbered as the report numbers them, new documents after
     searched: list[str]  # what was searched again for it, in words; [] when nothing was
     usage: RunUsage
@@ -69,6 +69,7 @@ class ResearchResult(BaseModel):
     trace: list[TraceStep] = []  # react: its actions in order
     followups: list[FollowUpResult] = []  # asked of the finished run (deepsift ask), in order
     asking: str = ""  # a follow-up stopped part way: asking again (or with no question) ends it
+    language: str = ""  # the language its report was asked in ("": the question's)
 
     @property
     def versions(self) -> dict[int, str]:
@@ -83,8 +84,12 @@ class ResearchResult(BaseModel):
         number = max(self.versions) if version is None else version
         sources = self.sources_of(number)  # refuses a version the run does not have
         report = self.versions[number]
+        rewrite = self._rewrite(number)
+        language = rewrite.language if rewrite else self.language
         answers = [f for f in self.followups if f.kind == "answer"]
-        return f"{report.rstrip()}\n\n{appendix(answers, sources)}\n" if answers else report
+        if not answers:
+            return report
+        return f"{report.rstrip()}\n\n{appendix(answers, sources, language)}\n"
 
     def sources_of(self, version: int) -> list[CitedSource]:
         """The sources report version `version` cites (its numbers are its own)."""
@@ -122,6 +127,7 @@ def run_result(agent: str, saved: StateSnapshot, thread_id: str, seconds: float)
         votes=values.get("votes", {}),
         followups=followups_of(values.get("followups", []), thread_id),
         asking=values.get("asking", ""),
+        language=values.get("report_language", ""),
         trace=[
             TraceStep(
                 thought=done["thought"],
@@ -150,18 +156,19 @@ def followup_result(record: FollowUp, thread_id: str, version: int) -> FollowUpR
         answer="" if report else record.text,
         report=record.text if report else "",
         version=version if report else 0,
+        language=record.language if report else "",
         sources=[CitedSource(n=s.n, title=s.title, source=s.source) for s in record.sources],
         searched=record.searched,
         usage=RunUsage(**record.usage.model_dump(), seconds=record.seconds),
     )
 
 
-def appendix(answers: list[FollowUpResult], sources: list[CitedSource]) -> str:
+def appendix(answers: list[FollowUpResult], sources: list[CitedSource], language: str = "") -> str:
     """The follow-up questions and their answers, each with the sources it cites, numbered
     as the report version they follow (`sources`) numbers them, and documents it does not
-    cite after its own."""
+    cite after its own; headed in that version's `language`."""
     number = {s.source: s.n for s in sources}
-    lines = [f"## {APPENDIX}"]
+    lines = [f"## {labels(language).followups}"]
     for answer in answers:
         renumbered = {}
         for s in answer.sources:
