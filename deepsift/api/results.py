@@ -94,7 +94,9 @@ class ResearchResult(BaseModel):
     def sources_of(self, version: int) -> list[CitedSource]:
         """The sources report version `version` cites (its numbers are its own)."""
         if version not in self.versions:
-            kept = ", ".join(map(str, self.versions))
+            numbers = sorted(self.versions)  # 1, then the rewrites kept: consecutive
+            last = numbers[-1]
+            kept = f"1 to {last}" if last == len(numbers) else f"1, {numbers[1]} to {last}"
             raise UserError(f"version {version}: run {self.thread_id} has versions {kept}")
         rewrite = self._rewrite(version)
         return rewrite.sources if rewrite else self.sources
