@@ -469,6 +469,31 @@ def test_asking_an_empty_question_is_an_error_not_the_list(data, scripted_llm):
     assert listed.returncode == 0 and question in listed.stderr
 
 
+def _documented_keys(opening: str) -> list[str]:
+    """The keys the README lists for a `--json` object that opens with `opening`, outermost
+    only ("usage: {...}" is usage)."""
+    readme = (Path(deepsift.cli.__file__).parents[2] / "README.md").read_text()
+    found = re.search(r"`--json` prints `\{(" + re.escape(opening) + r".*?)\}`", readme, re.S)
+    assert found, opening
+    text = found[1]
+    while re.search(r"\{[^{}]*\}|\[[^\[\]]*\]", text):
+        text = re.sub(r"\{[^{}]*\}|\[[^\[\]]*\]", "", text)
+    return [key.split(":")[0].strip() for key in text.split(",")]
+
+
+def test_every_json_key_of_research_and_ask_is_documented():
+    from deepsift.api import FollowUpResult, ResearchResult, RunUsage
+
+    readme = (Path(deepsift.cli.__file__).parents[2] / "README.md").read_text()
+    usage = re.search(r"usage: \{(llm_calls[^}]*)\}", readme)[1]
+
+    assert sorted(_documented_keys("agent, status")) == sorted(ResearchResult.model_fields)
+    assert sorted(_documented_keys("thread_id, question, kind")) == sorted(
+        FollowUpResult.model_fields
+    )
+    assert sorted(k.strip() for k in usage.split(",")) == sorted(RunUsage.model_fields)
+
+
 def test_the_console_script_points_at_deepsift_cli_main():
     (script,) = entry_points(group="console_scripts", name="deepsift")
 
