@@ -175,7 +175,10 @@ def test_a_milvus_lite_file_held_by_another_process_is_a_clear_error(tmp_path):
         result.stderr.startswith("error: the Milvus Lite database")
         and "in use by another process" in result.stderr
     )
-    assert "Traceback" not in result.stderr
+    assert "Traceback" not in result.stderr and result.stderr.count("\n") == 1
+    # It names the holder, and how to run both.
+    assert f"in use by another process (pid {holder.pid}: " in result.stderr
+    assert "deepsift serve shares the file" in result.stderr
 
 
 def _searched_queries(stderr: str) -> list[str]:

@@ -21,7 +21,7 @@ from deepsift.serve.app import create_app
 from deepsift.serve.runs import INDEX_FILE
 from deepsift.serve.uploads import safe_path
 
-from conftest import run_cli
+from conftest import CORPUS, run_cli
 from fake_openai import FakeOpenAI
 from scripted import ScriptedResearcher
 
@@ -401,6 +401,63 @@ def test_serve_refuses_a_host_off_loopback_without_a_token(tmp_path: Path):
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and "--token" in result.stderr
     assert "DEEPSIFT_SERVE_TOKEN" in result.stderr
+
+
+def test_the_other_commands_work_beside_deepsift_serve_on_its_data_folder(tmp_path: Path):
+    data = tmp_path / "data"
+    for name in ("science", "operations"):
+        ingested = run_cli("ingest", str(CORPUS / name), "--collection", name, data=data)
+        assert ingested.returncode == 0, ingested.stderr
+    port = free_port()
+    with FakeOpenAI(ScriptedResearcher()) as llm:
+        env = {"DEEPSIFT_LLM_BASE_URL": llm.url, "DEEPSIFT_LLM_API_KEY": "k"}
+        environment = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), **env}
+        server = subprocess.Popen(
+            [sys.executable, "-m", "deepsift", "serve", "--port", str(port)],
+            env={**environment, "DEEPSIFT_DATA_DIR": str(data)},
+            cwd=tmp_path,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        try:
+            _wait_for_port(port, server)
+            listed = run_cli("collections", "--json", data=data)
+            researched = run_cli("research", QUESTION, "--json", data=data, **env)
+            thread_id = json.loads(researched.stdout)["thread_id"]
+            asked = run_cli("ask", thread_id, "What did Kestrel Works cost?", data=data, **env)
+            dropped = run_cli("collections", "drop", "operations", data=data)
+            in_page = httpx.get(f"http://127.0.0.1:{port}/api/runs").json()
+            in_app = httpx.get(f"http://127.0.0.1:{port}/api/collections").json()
+            second = run_cli("serve", "--port", str(free_port()), data=data)
+        finally:
+            server.terminate()
+            server.wait(60)
+            server.stderr.close()
+    alone = run_cli("collections", "--json", data=data)
+
+    assert listed.returncode == 0, listed.stderr
+    assert sorted(c["name"] for c in json.loads(listed.stdout)) == ["operations", "science"]
+    assert researched.returncode == asked.returncode == dropped.returncode == 0, asked.stderr
+    assert [run["thread_id"] for run in in_page] == [thread_id]
+    assert [c["name"] for c in in_app] == ["science"]  # the app sees what the CLI changed
+    assert second.returncode == 2 and second.stderr.count("\n") == 1
+    assert f"deepsift serve on http://127.0.0.1:{port}/, pid {server.pid}" in second.stderr
+    # Once the app has stopped, the commands open the file themselves again.
+    assert [c["name"] for c in json.loads(alone.stdout)] == ["science"], alone.stderr
+    assert not list(data.glob("*.server.json"))
+
+
+def _wait_for_port(port: int, process: subprocess.Popen) -> None:
+    deadline = time.monotonic() + 120
+    while True:
+        try:
+            httpx.get(f"http://127.0.0.1:{port}/api/runs", timeout=2)
+            return
+        except httpx.HTTPError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                pytest.fail(f"deepsift serve did not start: {process.stderr.read()!r}")
+            time.sleep(0.5)
 
 
 def upload(client: TestClient, collection: str, files: list[tuple[str, bytes]]):

@@ -2,6 +2,7 @@
 
 import argparse
 import secrets
+import signal
 import sys
 
 from deepsift.cli.arguments import positive
@@ -53,10 +54,17 @@ def run_serve(args: argparse.Namespace, settings: Settings) -> int:
         raise UserError(
             f"deepsift serve needs the serve extra ({e.name} is missing): pip install -e '.[serve]'"
         ) from None
-    app = create_app(settings, token=token)
+    from deepsift.store.shared import shared_store
+
     shown = f"[{args.host}]" if ":" in args.host else args.host
-    url = f"http://{shown}:{args.port}/" + (f"?token={token}" if token else "")
-    err.print(f"deepsift serve: open {url} (Ctrl-C stops)", highlight=False, soft_wrap=True)
-    sys.stderr.flush()
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    address = f"http://{shown}:{args.port}/"
+    # The other commands, run beside the app, open its Milvus Lite file through this server.
+    with shared_store(settings, holder=f"deepsift serve on {address}") as settings:
+        app = create_app(settings, token=token)
+        url = address + (f"?token={token}" if token else "")
+        err.print(f"deepsift serve: open {url} (Ctrl-C stops)", highlight=False, soft_wrap=True)
+        sys.stderr.flush()
+        # uvicorn raises a SIGTERM again once it has stopped: exit through the clean-up.
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
+        uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     return 0

@@ -2,7 +2,8 @@
 
 One collection per source set. The collection's properties record its description (the routing
 signal) and the embedding model and dimension its vectors were made with. client.py opens the
-store, schema.py says what a collection holds; Store, here, reads and writes it.
+store, shared.py shares a Milvus Lite file through its server (deepsift serve), schema.py says
+what a collection holds; Store, here, reads and writes it.
 
 Imports deepsift.config, deepsift.errors, deepsift.llm and deepsift.records.
 """

@@ -1,8 +1,11 @@
-"""Opening the configured Milvus: a Milvus Lite file another process holds is waited for, and a
-store that cannot be opened is one line (StoreError) that says what to do."""
+"""Opening the configured Milvus: a Milvus Lite file that `deepsift serve` shares is opened
+through its server (store/shared.py), one another process holds is waited for, and a store that
+cannot be opened is one line (StoreError) that names the holder and says what to do."""
 
 import fcntl
+import json
 import logging
+import os
 import time
 from pathlib import Path
 
@@ -25,7 +28,7 @@ class StoreError(UserError):
     """A storage problem the user can act on; the message says what to do."""
 
 
-def _locked(lite_db: Path) -> bool:
+def locked(lite_db: Path) -> bool:
     """Whether another process holds Milvus Lite's lock on this database directory."""
     lock = lite_db / "LOCK"
     if not lock.exists():
@@ -52,14 +55,21 @@ def open_client(settings: Settings) -> MilvusClient:
         try:
             return MilvusClient(uri=uri, token=settings.milvus_token)
         except Exception as e:  # pymilvus raises several types for one cause: cannot open
-            if "://" in uri or not _locked(Path(uri)):
+            if "://" in uri or not locked(Path(uri)):
                 raise StoreError(f"cannot open Milvus at {uri}: {e}") from None
+        shared = serving(Path(uri).resolve())
+        if shared:
+            try:
+                return MilvusClient(uri=shared["uri"])
+            except Exception:  # it stopped since: the file is waited for as any holder is
+                pass
         if time.monotonic() >= deadline:
             waited = f" (waited {settings.store_wait:g} s)" if settings.store_wait else ""
             raise StoreError(
-                f"the Milvus Lite database {uri} is in use by another process{waited}; wait for "
-                "it (--wait SECONDS, setting store_wait), or set DEEPSIFT_MILVUS_URI to a Milvus "
-                "server"
+                f"the Milvus Lite database {uri} is in use by another process{holder_of(Path(uri))}"
+                f"{waited}; wait for it (--wait SECONDS, setting store_wait), or run both on a "
+                "Milvus server: deepsift serve shares the file with the other commands while it "
+                "runs, or set DEEPSIFT_MILVUS_URI (see README: Scale out)"
             )
         if not waiting:
             logging.getLogger(__name__).warning(
@@ -69,3 +79,35 @@ def open_client(settings: Settings) -> MilvusClient:
             )
             waiting = True
         time.sleep(_WAIT_STEP)
+
+
+def server_file(lite_db: Path) -> Path:
+    """Where the process sharing `lite_db` through a server says how to reach it."""
+    return lite_db.with_name(f"{lite_db.name}.server.json")
+
+
+def serving(lite_db: Path) -> dict | None:
+    """The server sharing `lite_db` ({uri, pid, holder_pid, holder}) while it runs; else None."""
+    try:
+        shared = json.loads(server_file(lite_db).read_text(encoding="utf-8"))
+        os.kill(shared["pid"], 0)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return shared
+
+
+def holder_of(lite_db: Path) -> str:
+    """The process that holds `lite_db`'s lock, as ' (pid N: its command line)', where the
+    system says (Linux: /proc/locks); '' elsewhere."""
+    try:
+        inode = (lite_db / "LOCK").stat().st_ino
+        for line in Path("/proc/locks").read_text().splitlines():
+            fields = line.split()
+            if len(fields) > 5 and fields[5].endswith(f":{inode}"):
+                pid = fields[4]
+                command = Path(f"/proc/{pid}/cmdline").read_bytes()
+                words = command.decode(errors="replace").replace("\0", " ").split()
+                return f" (pid {pid}: {' '.join(words)[:120]})"
+    except OSError:
+        pass
+    return ""
