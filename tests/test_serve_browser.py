@@ -2,6 +2,7 @@
 scripted endpoint, driven through its page by Debian's Chromium (never a downloaded browser)."""
 
 import io
+import json
 import os
 import re
 import subprocess
@@ -15,6 +16,7 @@ import pytest
 
 from deepsift.llm.local_model import free_port
 
+from conftest import run_cli
 from fake_openai import FakeOpenAI
 from scripted import ScriptedResearcher
 
@@ -240,3 +242,50 @@ def test_follow_ups_asked_in_the_page_are_kept_and_their_citations_open_excerpts
     assert cited and shown_text.strip() == cited[0].strip()
     answer = saved["followups"][0]["answer"]
     assert re.sub(r" ?\[\d+\]", "", answer).rstrip(".") in shown_text
+
+
+def test_a_run_made_from_the_command_line_beside_the_server_is_listed_and_has_an_address(
+    server, tmp_path: Path
+):
+    """While `deepsift serve` runs, the CLI in another process ingests and researches on the
+    same data folder; the run is in the page's list, and opens by its own address, after a
+    reload too."""
+    from playwright.sync_api import expect, sync_playwright
+
+    url, _ = server
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    for name in ("kestrel.md", "lake.md"):
+        (folder / name).write_text(NOTES[name], encoding="utf-8")
+    question = "Why was Kestrel Works built, and did it help Lake Veldmere?"
+    with FakeOpenAI(ScriptedResearcher()) as llm:
+        env = {"DEEPSIFT_LLM_BASE_URL": llm.url, "DEEPSIFT_LLM_API_KEY": "test"}
+        data = tmp_path / "data"
+        ingested = run_cli("ingest", str(folder), "--collection", "lake", data=data)
+        researched = run_cli("research", question, "--json", data=data, **env)
+    assert ingested.returncode == 0, ingested.stderr
+    assert researched.returncode == 0, researched.stderr
+    thread_id = json.loads(researched.stdout)["thread_id"]
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=["--no-sandbox"]
+        )
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.goto(f"{url}?token={TOKEN}")
+            expect(page.locator("#runs li")).to_have_count(1)
+            expect(page.locator("#runs li").first).to_contain_text(question)
+            page.locator("#runs li a").first.click()
+            expect(page.locator("#report a.cite").first).to_be_visible()
+            assert page.url.endswith(f"#run={thread_id}")
+
+            page.reload()
+            expect(page.locator("#report a.cite").first).to_be_visible()
+            assert page.locator("#question").input_value() == question
+
+            shared = page.context.new_page()  # the address given to another tab
+            shared.goto(f"{url}#run={thread_id}")
+            expect(shared.locator("#report a.cite").first).to_be_visible()
+        finally:
+            browser.close()

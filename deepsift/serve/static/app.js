@@ -116,7 +116,26 @@ function showStep(data) {
   if (data.next && data.next !== "done") say(data.next + "…");
 }
 
+// Each run has its own address in the page (#run=ID): a link that opens it, kept across a
+// reload, and one to share with whoever holds the token.
+function linkTo(threadId) {
+  history.replaceState(null, "", `#run=${encodeURIComponent(threadId)}`);
+}
+
+async function openLinked() {
+  const linked = location.hash.match(/^#run=([A-Za-z0-9_-]{1,64})$/);
+  if (!linked) return;
+  try {
+    const saved = await api(`/api/runs/${linked[1]}`);
+    const made = saved.result ? { question: saved.result.question, status: saved.result.status } : {};
+    openRun({ question: "", status: "done", error: "", ...made, ...saved.run });
+  } catch (e) {
+    say(e.message, true);
+  }
+}
+
 function follow(threadId) {
+  linkTo(threadId);
   current = { threadId, excerpts: null };
   $("steps").replaceChildren();
   $("result").hidden = true;
@@ -289,12 +308,18 @@ async function loadRuns() {
   }
   $("runs").replaceChildren(
     ...runs.map((run) => {
-      const item = element("li", run.question);
+      const item = element("li");
+      const link = element("a", run.question);
+      link.href = `#run=${encodeURIComponent(run.thread_id)}`;
+      item.append(link);
       item.dataset.thread = run.thread_id;
       const when = new Date(run.created * 1000).toLocaleString();
       item.append(element("small", `${run.status} · ${when} · ${run.thread_id}`));
       if (run.error) item.append(element("small", run.error));
-      item.addEventListener("click", () => openRun(run));
+      item.addEventListener("click", (event) => {
+        event.preventDefault();
+        openRun(run);
+      });
       return item;
     }),
   );
@@ -302,6 +327,7 @@ async function loadRuns() {
 
 async function openRun(run) {
   $("question").value = run.question;
+  linkTo(run.thread_id);
   if (run.status === "queued" || run.status === "running") return follow(run.thread_id);
   $("steps").replaceChildren();
   $("result").hidden = true;
@@ -418,3 +444,4 @@ $("result").addEventListener("click", (event) => {
 });
 loadCollections();
 loadRuns();
+openLinked();
