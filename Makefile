@@ -44,6 +44,14 @@ demo: install
 	DEEPSIFT_DATA_DIR=$(DEMO_DATA) $(BIN)/deepsift ingest examples/corpus/operations --collection operations \
 		--description "Operations of the Lake Veldmere Water Authority: board minutes and budgets, contracts and costs, incident reports, press releases"
 	DEEPSIFT_DATA_DIR=$(DEMO_DATA) $(BIN)/deepsift research "$(QUESTION)" --max-iterations 2 -o report.md
+	@echo ""
+	@echo "The report is in report.md. Go on with the demo's collections:"
+	@echo "  source $(BIN)/activate                   # deepsift on your PATH"
+	@echo "  export DEEPSIFT_DATA_DIR=$(CURDIR)/$(DEMO_DATA)"
+	@echo "  deepsift runs                               # the run above and its thread id"
+	@echo "  deepsift ask THREAD_ID \"What did Kestrel Works cost in the end?\""
+	@echo "  deepsift serve                              # the web app; the CLI works beside it"
+	@echo "or with your own folder: deepsift ingest PATH --collection NAME --description \"...\""
 
 test: install
 	$(BIN)/python -m pytest -q

@@ -1,6 +1,7 @@
 import argparse
 import json
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -495,6 +496,22 @@ def test_every_json_key_of_research_and_ask_is_documented():
         FollowUpResult.model_fields
     )
     assert sorted(k.strip() for k in usage.split(",")) == sorted(RunUsage.model_fields)
+
+
+@pytest.mark.skipif(not shutil.which("make"), reason="needs make")
+def test_make_demo_ends_with_the_commands_that_go_on_from_it():
+    root = Path(deepsift.cli.__file__).parents[2]
+    dry = subprocess.run(["make", "-n", "demo"], cwd=root, capture_output=True, text=True)
+    parser = deepsift.cli._parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+
+    told = [line for line in dry.stdout.splitlines() if line.startswith('echo "  ')]
+    named = [found[1] for line in told if (found := re.search(r"  deepsift (\w+)", line))]
+
+    assert dry.returncode == 0, dry.stderr
+    assert any("/activate" in line for line in told)
+    assert any(f"DEEPSIFT_DATA_DIR={root}/.deepsift-demo" in line for line in told)
+    assert {"runs", "ask", "serve"} <= set(named) <= set(commands.choices)
 
 
 def test_the_console_script_points_at_deepsift_cli_main():
