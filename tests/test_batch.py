@@ -1,4 +1,5 @@
 import json
+import stat
 import threading
 import time
 
@@ -154,3 +155,16 @@ def test_a_bad_questions_line_names_the_file_and_line(tmp_path, capsys):
 
     assert exit.value.code == 2
     assert f'{questions}:2 needs a "question"' in capsys.readouterr().err
+
+
+def test_a_rerun_drops_failed_answers_and_keeps_the_answers_file_s_mode(tmp_path):
+    from deepsift.api.batch import answered_ids
+
+    output = tmp_path / "answers.jsonl"
+    output.write_text('{"id": "a", "error": null}\n{"id": "b", "error": "timed out"}\n{"id"')
+    output.chmod(0o640)
+
+    done = answered_ids(output)
+
+    assert done == {"a"} and output.read_text() == '{"id": "a", "error": null}\n'
+    assert stat.S_IMODE(output.stat().st_mode) == 0o640

@@ -9,6 +9,7 @@ are served together (EmbedBatcher).
 
 import json
 import os
+import stat
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -88,6 +89,7 @@ def answered_ids(output: Path) -> set[str]:
         return done  # nothing to drop: the file stays as it is
     temporary = output.with_name(output.name + ".tmp")
     temporary.write_text("".join(f"{line}\n" for line in kept), encoding="utf-8")
+    temporary.chmod(stat.S_IMODE(output.stat().st_mode))  # a shared file stays shared
     os.replace(temporary, output)
     return done
 
