@@ -171,7 +171,7 @@ def test_in_german_and_brief_rewrite_the_report_without_a_search(finished, monke
     # The checks that read English words are named in the Notes, not skipped silently.
     assert f"## {says.notes}" in brief.report and "Not checked in German" in brief.report
     run, _ = read_run(result.thread_id, settings, deps=deps)
-    assert run.versions == [result.report, german.report, brief.report]
+    assert run.versions == {1: result.report, 2: german.report, 3: brief.report}
     assert run.report == result.report  # the run's own version is kept beside the new ones
 
 
