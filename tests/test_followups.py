@@ -316,3 +316,64 @@ def test_a_rewrite_killed_part_way_converges_when_asked_again(tmp_path):
     written = (tmp_path / "report.md").read_text()
     assert "## Quellen" in written and f"## Folgefragen\n\n### {COST}" in written
     assert json.loads(answered.stdout)["answer"] in written
+
+
+REWRITES = ["in German", "shorter", "in French", "longer", "brief"]
+
+
+def test_five_rewrites_each_killed_mid_call_converge_to_one_version_each(tmp_path):
+    """Five rewrites, each killed (SIGKILL) while its headings call is in flight, each finished
+    by `ask THREAD` with no question: every one is kept once, as the next version, and the
+    thread is left asking nothing."""
+    data = tmp_path / "data"
+    ingested = run_cli("ingest", str(CORPUS / "operations"), "--collection", "ops", data=data)
+    assert ingested.returncode == 0, ingested.stderr
+    scripted = ScriptedResearcher()
+    blocking = threading.Event()  # a rewrite's headings call is waiting: kill it now
+    released = threading.Event()
+    armed = threading.Event()
+
+    def responder(body):
+        if schema_name(body) == "SectionHeadings" and armed.is_set():
+            armed.clear()
+            blocking.set()
+            released.wait(60)  # killed while it waits
+        return scripted(body)
+
+    finished = []
+    with FakeOpenAI(responder) as server:
+        env = {
+            "PATH": "/usr/bin:/bin",
+            "HOME": str(tmp_path),
+            "DEEPSIFT_DATA_DIR": str(data),
+            "DEEPSIFT_LLM_BASE_URL": server.url,
+            "DEEPSIFT_LLM_API_KEY": "t",
+        }
+        researched = run_cli("research", QUESTION, "--json", data=data, **env)
+        assert researched.returncode == 0, researched.stderr
+        thread = json.loads(researched.stdout)["thread_id"]
+        command = [sys.executable, "-m", "deepsift", "ask", thread]
+        for request in REWRITES:
+            blocking.clear()
+            released.clear()
+            armed.set()
+            rewriting = subprocess.Popen(
+                [*command, request], env=env, cwd=tmp_path, start_new_session=True
+            )
+            assert blocking.wait(120), f"the rewrite {request!r} never asked for its headings"
+            os.killpg(rewriting.pid, signal.SIGKILL)
+            rewriting.wait()
+            released.set()
+            again = subprocess.run(
+                [*command, "--json"], env=env, cwd=tmp_path, capture_output=True, text=True,
+                timeout=300,
+            )  # fmt: skip
+            assert again.returncode == 0, again.stderr
+            finished.append(json.loads(again.stdout))
+        run, _ = read_run(thread, Settings(data_dir=data, llm_base_url=server.url))
+
+    assert [(f["question"], f["version"]) for f in finished] == [
+        (request, n) for n, request in enumerate(REWRITES, 2)
+    ]
+    assert [f.question for f in run.followups] == REWRITES and run.asking == ""
+    assert sorted(run.versions) == list(range(1, len(REWRITES) + 2))
