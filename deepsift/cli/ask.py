@@ -7,7 +7,6 @@ from pathlib import Path
 from rich.markdown import Markdown
 from rich.markup import escape
 
-from deepsift.api.limits import check_question
 from deepsift.cli.arguments import positive
 from deepsift.cli.console import err, out
 from deepsift.config import Settings
@@ -45,6 +44,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def run_ask(args: argparse.Namespace, settings: Settings) -> int:
+    from deepsift.api.limits import check_question  # not before: deepsift.api loads langgraph
+
     check_question(args.question or "")  # before the run is read: it is never kept
     if args.output:  # before any model call: the result must have somewhere to go
         check_output(args.output)
