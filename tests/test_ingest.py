@@ -162,12 +162,16 @@ def test_a_broken_link_is_a_failed_file_and_a_new_collection_of_failures_is_drop
 
 
 def test_ingest_exits_1_when_every_input_fails(tmp_path):
+    """Every file read and none ingested is exit 1 (a path that is not there is exit 2 before
+    anything opens: test_cli.py::test_a_missing_folder_is_exit_2_and_creates_nothing_to_describe).
+    """
     (tmp_path / "empty.txt").write_text("")
+    (tmp_path / "blank.md").write_text("   \n")
 
     result = run_cli(
         "ingest",
         str(tmp_path / "empty.txt"),
-        str(tmp_path / "missing.md"),
+        str(tmp_path / "blank.md"),
         "--collection",
         "c",
         data=tmp_path / "data",
@@ -175,7 +179,7 @@ def test_ingest_exits_1_when_every_input_fails(tmp_path):
 
     assert result.returncode == 1
     assert "empty.txt: empty file" in result.stderr
-    assert "missing.md: no such file or folder" in result.stderr
+    assert "blank.md:" in result.stderr
     listing = run_cli("collections", "--json", data=tmp_path / "data")
     assert listing.stdout.strip() == "[]"  # no empty collection left behind
 
