@@ -272,7 +272,8 @@ def test_a_run_made_from_the_command_line_beside_the_server_is_listed_and_has_an
             executable_path=str(CHROMIUM), headless=True, args=["--no-sandbox"]
         )
         try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            context = browser.new_context(viewport={"width": 1280, "height": 900})
+            page = context.new_page()
             page.goto(f"{url}?token={TOKEN}")
             expect(page.locator("#runs li")).to_have_count(1)
             expect(page.locator("#runs li").first).to_contain_text(question)
@@ -284,7 +285,7 @@ def test_a_run_made_from_the_command_line_beside_the_server_is_listed_and_has_an
             expect(page.locator("#report a.cite").first).to_be_visible()
             assert page.locator("#question").input_value() == question
 
-            shared = page.context.new_page()  # the address given to another tab
+            shared = context.new_page()  # the address given to another tab
             shared.goto(f"{url}#run={thread_id}")
             expect(shared.locator("#report a.cite").first).to_be_visible()
         finally:
