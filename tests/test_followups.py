@@ -251,6 +251,20 @@ def test_asking_an_unknown_or_unfinished_run_is_one_line(finished):
         ask("nope", COST, settings, deps=deps)
 
 
+def _researched(tmp_path, data, server) -> tuple[dict[str, str], str]:
+    """The environment of a CLI on `data` and the loopback model, and a run researched there."""
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(tmp_path),
+        "DEEPSIFT_DATA_DIR": str(data),
+        "DEEPSIFT_LLM_BASE_URL": server.url,
+        "DEEPSIFT_LLM_API_KEY": "t",
+    }
+    researched = run_cli("research", QUESTION, "--json", data=data, **env)
+    assert researched.returncode == 0, researched.stderr
+    return env, json.loads(researched.stdout)["thread_id"]
+
+
 def test_a_rewrite_killed_part_way_converges_when_asked_again(tmp_path):
     """`deepsift ask THREAD "in German"` killed (SIGKILL) once its sections are written, while
     the headings are asked; asked again with no question, it finishes that rewrite from the
@@ -272,16 +286,7 @@ def test_a_rewrite_killed_part_way_converges_when_asked_again(tmp_path):
         return scripted(body)
 
     with FakeOpenAI(responder) as server:
-        env = {
-            "PATH": "/usr/bin:/bin",
-            "HOME": str(tmp_path),
-            "DEEPSIFT_DATA_DIR": str(data),
-            "DEEPSIFT_LLM_BASE_URL": server.url,
-            "DEEPSIFT_LLM_API_KEY": "t",
-        }
-        researched = run_cli("research", QUESTION, "--json", data=data, **env)
-        assert researched.returncode == 0, researched.stderr
-        thread = json.loads(researched.stdout)["thread_id"]
+        env, thread = _researched(tmp_path, data, server)
         started = len(asked)
         armed.set()
         command = [sys.executable, "-m", "deepsift", "ask", thread]
@@ -342,16 +347,7 @@ def test_five_rewrites_each_killed_mid_call_converge_to_one_version_each(tmp_pat
 
     finished = []
     with FakeOpenAI(responder) as server:
-        env = {
-            "PATH": "/usr/bin:/bin",
-            "HOME": str(tmp_path),
-            "DEEPSIFT_DATA_DIR": str(data),
-            "DEEPSIFT_LLM_BASE_URL": server.url,
-            "DEEPSIFT_LLM_API_KEY": "t",
-        }
-        researched = run_cli("research", QUESTION, "--json", data=data, **env)
-        assert researched.returncode == 0, researched.stderr
-        thread = json.loads(researched.stdout)["thread_id"]
+        env, thread = _researched(tmp_path, data, server)
         command = [sys.executable, "-m", "deepsift", "ask", thread]
         for request in REWRITES:
             blocking.clear()
