@@ -13,7 +13,6 @@ SUB_QUERIES = [
 
 
 REWRITE_ASKED = "of your reply do not hold to the excerpts"
-HEADINGS_AGAIN_ASKED = "are sentences or questions, not headings. Shorten"
 ORDINALS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth"]
 HEADINGS = {"German": "Ergebnisse", "French": "Résultats"}  # a section heading by language
 
@@ -22,9 +21,9 @@ class ScriptedResearcher:
     """decompose -> fixed sub-queries; route -> every listed source; reflect -> one follow-up
     query the first time for each question, then []; sections cite every excerpt shown plus a
     number never shown, and write as many words as asked, taken from the excerpts (so they pass
-    the claim check); headings are in the language asked; `false_figure` adds a sentence
-    whose figure no excerpt holds, which the rewrite corrects (or, with `rewrite_fails`,
-    repeats); `heading_again` heads every section when the headings are asked again."""
+    the claim check), each answering its part with its first sentence (or `answer`); headings
+    are in the language asked; `false_figure` adds a sentence whose figure no excerpt holds,
+    which the rewrite corrects (or, with `rewrite_fails`, repeats)."""
 
     def __init__(
         self,
@@ -34,7 +33,7 @@ class ScriptedResearcher:
         false_figure: str = "",
         rewrite_fails: bool = False,
         heading: str = "",
-        heading_again: str = "",
+        answer: str = "",
     ):
         self.sub_queries = sub_queries
         self.follow_ups = ["River Orrin phosphorus load"] if follow_ups is None else follow_ups
@@ -43,7 +42,7 @@ class ScriptedResearcher:
         self.false_figure = false_figure
         self.rewrite_fails = rewrite_fails
         self.heading = heading  # every section's heading, when given
-        self.heading_again = heading_again
+        self.answer = answer  # every section's answer, when given
 
     def __call__(self, body: dict[str, Any]) -> Any:
         name = schema_name(body)
@@ -65,25 +64,22 @@ class ScriptedResearcher:
             self.reflections[question] = self.reflections.get(question, 0) + 1
             first = self.reflections[question] == 1 and self.follow_up_if in question
             return {"queries": self.follow_ups if first else []}
-        if name == "Restated":  # each evidence sentence restated: "the" opening it
+        if name == "Answered":  # the first sentence as the answer; those asked restated
             said = re.findall(r"^\[\d+\] <excerpt>(.*)</excerpt>$", text, re.MULTILINE)
-            restated = [f"In the documents, {s[:1].lower()}{s[1:]}" for s in said]
+            asked = re.search(r"then restate sentences ([\d, ]+), in order", text)
+            count = len(asked[1].split(",")) if asked else 0
+            restated = [f"In the documents, {s[:1].lower()}{s[1:]}" for s in said[:count]]
             if self.false_figure and restated:
                 restated[0] = self.false_figure
-            return {"sentences": restated}
-        if name == "SectionHeadings":
-            language = re.search(r"every sentence in (\w+)", text)
-            heading = HEADINGS[language[1]] if language else "What the sources show"
-            if HEADINGS_AGAIN_ASKED in text and self.heading_again:
-                count = int(re.search(r"Write (\d+) headings", body["messages"][1]["content"])[1])
-                return {"headings": [self.heading_again] * count}
-            said = re.findall(r"^Section (\d+):\n<excerpt>\n(.*)$", text, re.MULTILINE)
-            return {"headings": [self.heading or f"{heading}: {n}. {s[:30]}" for n, s in said]}
+            return {"answer": self.answer or (said[0] if said else ""), "sentences": restated}
         if name == "ReportFrame":
             cited = sorted({int(n) for n in re.findall(r"\[(\d+)\]", text)})
-            findings = int(re.search(r"Write (\d+) findings", text)[1])
+            findings = int(re.search(r"Write (\d+) headings", text)[1])
+            language = re.search(r"every sentence in (\w+)", text)
+            heading = HEADINGS[language[1]] if language else "What the sources show"
             return {
                 "title": "What the evidence says",
+                "headings": [self.heading or f"{heading}: {n}" for n in range(1, findings + 1)],
                 "findings": [
                     {
                         "text": f"The {ORDINALS[i]} finding holds.",

@@ -313,7 +313,7 @@ def test_a_rewrite_killed_part_way_converges_when_asked_again(tmp_path):
     assert said["question"] == "in German" and said["kind"] == "report" and said["version"] == 2
     assert "## Quellen" in said["report"]
     # The sections written before the kill were not asked again: their replies were kept.
-    assert "Restated" in asked[started:killed_at] and "Restated" not in resumed
+    assert "Answered" in asked[started:killed_at] and "Answered" not in resumed
     assert [f.question for f in run.followups] == ["in German", COST] and run.asking == ""
     # The CLI lists the conversation and exports the latest version with the answer appended.
     assert answered.returncode == listed.returncode == exported.returncode == 0

@@ -89,7 +89,7 @@ def test_the_frame_caps_its_lists_and_an_endpoint_gets_no_embedded_server_penalt
     assert asked["queries"]["maxItems"] == MAX_NEW_QUERIES
     named = next(s["schema"]["properties"] for s in schemas if s["name"] == "SectionHeadings")
     # One a section (a section whose sentences all read alone asks no restatement).
-    sections = sum(schema_name(b) == "Restated" for b in requests)
+    sections = sum(schema_name(b) == "Answered" for b in requests)
     assert named["headings"]["minItems"] == named["headings"]["maxItems"] >= sections
     # One finding and one conclusion sentence for each part answered.
     frame = next(b for b in requests if schema_name(b) == "ReportFrame")
@@ -98,7 +98,7 @@ def test_the_frame_caps_its_lists_and_an_endpoint_gets_no_embedded_server_penalt
     for field in ("findings", "conclusion"):
         assert listed[field]["maxItems"] == listed[field]["minItems"] == parts >= 2
     # A section restates exactly the sentences it is shown, no more, no fewer.
-    sections = [b for b in requests if schema_name(b) == "Restated"]
+    sections = [b for b in requests if schema_name(b) == "Answered"]
     assert sections
     for body in sections:
         shown = len(re.findall(r"^\[\d+\] <excerpt>", last_user_text(body), re.MULTILINE))
@@ -116,7 +116,7 @@ def test_a_brief_report_lands_within_thirty_percent_of_its_target(tmp_path, samp
     # At most one restatement call a section (a part of the question has a section of its own).
     fixed = {"Key findings", "Documents", "Conclusion", "Notes", "Sources"}
     sections = sum(h not in fixed for h in headings(result.report))
-    assert sum(schema_name(r) == "Restated" for r in requests) <= sections
+    assert sum(schema_name(r) == "Answered" for r in requests) <= sections
 
 
 def test_standard_is_longer_than_brief_and_shorter_than_long(tmp_path, sample_store):
@@ -147,7 +147,7 @@ def test_a_restatement_whose_figure_its_sentence_lacks_gives_way_to_the_sentence
     result, requests = run(tmp_path, sample_store, ScriptedResearcher(false_figure=FALSE))
 
     assert "99.9" not in result.report
-    restating = [r for r in requests if schema_name(r) == "Restated"]
+    restating = [r for r in requests if schema_name(r) == "Answered"]
     first = re.search(r"^\[1\] <excerpt>(.*)</excerpt>$", last_user_text(restating[0]), re.M)[1]
     assert first.rstrip(".") in result.report  # the document's own words, in its place
     notes = result.report.split("## Notes")[1].split("## Sources")[0]

@@ -160,7 +160,7 @@ def test_an_interrupted_run_resumes_from_its_checkpoint_without_redoing_steps(se
     from scripted import ScriptedResearcher
 
     def fails_at_synthesis(body):
-        if "Restated" in str(body.get("response_format")):
+        if "Answered" in str(body.get("response_format")):
             raise RuntimeError("the endpoint went away")
         return ScriptedResearcher(follow_ups=[])(body)
 
@@ -179,7 +179,7 @@ def test_an_interrupted_run_resumes_from_its_checkpoint_without_redoing_steps(se
 
     # Decompose, route, search and reflect were not redone: only the report was written (its
     # sections, their headings, its frame, and the claim check's rewrites, CitedText).
-    report_calls = {"Restated", "SectionHeadings", "ReportFrame"}
+    report_calls = {"Answered", "SectionHeadings", "ReportFrame"}
     assert report_calls <= set(asked) <= report_calls | {"CitedText"}
     assert result.sources and result.question == QUESTION
 

@@ -9,8 +9,9 @@ from deepsift.llm.structured import ATTEMPTS
 from deepsift.records import Chunk
 from deepsift.report.checks.defects import defects
 from deepsift.report.checks.run import CHECKS, unchecked
-from deepsift.report.checks.statements import repeated, said_again
+from deepsift.report.checks.statements import said_again
 from deepsift.report.evidence.amounts import compared_amounts, comparison
+from deepsift.report.evidence.choice import choose_documents
 from deepsift.report.evidence.sentences import PlannedSection, plan
 from deepsift.report.output.citations import cited_report, web_remark
 from deepsift.report.output.documents_table import documents_table
@@ -24,25 +25,27 @@ from deepsift.retrieval.search import search_parts
 from deepsift.retrieval.sources import WEB
 from deepsift.run import budget
 from deepsift.run.state import ResearchState
-from deepsift.text.amounts import numbers
-from deepsift.text.asks import about_figures
 from deepsift.text.queries import same_query
 
 CANDIDATES = 8  # a section: the run's best-ranked excerpts whose sentences may become evidence
 MOST_SECTIONS = 10  # a question of many parts gets a section each, up to this many
 SENTENCE_WORDS = 16  # about, of an evidence sentence: how many a section's words need
+# A section's answer and the sentences that add a fact to it: a reader stops reading on.
+MOST_SENTENCES = 6
 
 
 def compose_report(state: ResearchState, deps: Deps, search: bool = True, added: str = "") -> dict:
     """The report. The question's parts (from its wording; else the sub-queries) each get
-    their own search and their own evidence sentences, chosen in code; a section is written
-    from its evidence only, and every sentence checked: its figures and names against its
-    excerpts (deepsift.report.checks.claims), what a reader would catch
-    (deepsift.report.checks.statements).
-    The key findings and the conclusion answer each part in turn; a part no evidence answers
-    is said to be unanswered. Citations are resolved against the excerpts shown, never
-    against the model's text. Rewriting a finished report (deepsift.followups.rewrites), `search`
-    is off, and a part `added` to the question's is the only one searched."""
+    their own search, the documents that answer them (deepsift.report.evidence.choice) and
+    evidence sentences from those documents only, chosen in code; a part's section opens
+    with its answer and is written from its evidence only, and every sentence checked: its
+    figures and names against its excerpts (deepsift.report.checks.claims), what a reader
+    would catch (deepsift.report.checks.statements).
+    The key findings give the parts' answers and the conclusion ties them together; a part no
+    evidence answers is said to be unanswered. Citations are resolved against the excerpts
+    shown, never against the model's text. Rewriting a finished report
+    (deepsift.followups.rewrites), `search` is off, and a part `added` to the question's is the
+    only one searched."""
     settings = deps.settings
     question = state["question"]
     shape = shape_of(state, settings.report_length)
@@ -52,9 +55,12 @@ def compose_report(state: ResearchState, deps: Deps, search: bool = True, added:
     parts += [added] if added else []
     chunks, queries, leads, found = _gathered(state, deps, parts, shape.sections, search, added)
     affordable = budget.sections_affordable(state.get("usage"), settings)
-    sections = min(max(shape.sections, len(parts)), MOST_SECTIONS, affordable)
-    per_section = max(4, min(10, round(shape.section_words(sections) / SENTENCE_WORDS)))
-    planned, unanswered = plan(parts, queries, chunks, deps.embedder, sections, per_section, leads)
+    sections = min(len(parts), MOST_SECTIONS, affordable)
+    per_section = max(3, min(MOST_SENTENCES, round(shape.section_words(sections) / SENTENCE_WORDS)))
+    chosen = choose_documents(parts, queries, chunks, deps.embedder, leads)
+    planned, unanswered = plan(
+        parts, queries, chunks, deps.embedder, sections, per_section, leads, chosen
+    )
     shown = list({c.id: c for s in planned for c in s.chunks}.values())
     # Calls left over go to the checks' rewrites and to asking the headings again.
     spare = budget.calls_left(state.get("usage"), settings) - budget.structured(
@@ -122,32 +128,28 @@ def _written(
     unanswered: list[int],
     question: str,
 ) -> tuple[str, list, list, list, list[int]]:
-    """The sections written from their evidence, then their headings and the frame (title, key
-    findings, conclusion) at once: (title, findings, body, conclusion, parts unanswered)."""
+    """The sections written from their evidence, each opening with its part's answer, then
+    the frame (title, headings, key findings, conclusion) from those answers: (title,
+    findings, body, conclusion, parts unanswered)."""
     title, findings, conclusion, body = question, [], [], []
     with ThreadPoolExecutor(max_workers=writer.deps.settings.llm_parallel) as pool:
         # Each call in a copy of this step's context: it stays part of the graph run
         # (callbacks, the replies a checkpointed run keeps: deepsift.llm.replies).
-        def submit(call, *args):
-            return pool.submit(copy_context().run, call, *args)
-
-        texts = [submit(writer.section, s, parts[s.part]) for s in planned]
+        texts = [pool.submit(copy_context().run, writer.section, s, parts[s.part]) for s in planned]
         texts = [t.result() for t in texts]
-        kept = [(s, t) for s, t in zip(planned, texts, strict=True) if t]
-        _open_with_comparisons(kept, parts, shown, writer.number)
-        answered = list(dict.fromkeys(s.part for s, _ in kept))
-        unanswered = sorted(set(unanswered) | (set(range(len(parts))) - set(answered)))
-        if kept:
-            asked = [(parts[s.part], s.goes_on) for s, _ in kept]
-            named = submit(writer.headings, [t for _, t in kept], asked)
-            by_part = [(parts[n], [x for s, t in kept if s.part == n for x in t]) for n in answered]
-            framed = submit(writer.frame, by_part)
-            queried = [query_heading(part, goes_on) for part, goes_on in asked]
-            headings = distinct_headings(named.result(), queried)
-            title, findings, conclusion = framed.result()
-            findings = _found(findings, kept, answered, parts)
-            conclusion = _concluded(conclusion, findings, kept, answered)
-            body = [(h, t) for h, (_, t) in zip(headings, kept, strict=True)]
+    kept = [(s, t) for s, t in zip(planned, texts, strict=True) if t]
+    _open_with_comparisons(kept, parts, shown, writer.number)
+    answered = [s.part for s, _ in kept]
+    unanswered = sorted(set(unanswered) | (set(range(len(parts))) - set(answered)))
+    if kept:
+        title, headings, findings, conclusion = writer.frame([(parts[s.part], t) for s, t in kept])
+        headings = distinct_headings(headings, [query_heading(parts[s.part]) for s, _ in kept])
+        # A finding that says again what its section opens with tells the reader nothing new.
+        findings = [
+            None if f is None or said_again(f.text, [t[0].text]) else f
+            for f, (_, t) in zip(findings, kept, strict=True)
+        ]
+        body = [(h, t) for h, (_, t) in zip(headings, kept, strict=True)]
     return title, findings, body, conclusion, unanswered
 
 
@@ -205,55 +207,6 @@ def _own(part: str, state: ResearchState) -> list[str]:
     return [q for q in state.get("sub_queries", []) if same_query(q) == same_query(part)]
 
 
-def _found(
-    findings: list[CitedSentence | None],
-    sections: list[tuple[PlannedSection, list[CitedSentence]]],
-    answered: list[int],
-    parts: list[str],
-) -> list[CitedSentence | None]:
-    """Each answered part's key finding: the model's, or where it gave none that passed the
-    checks (or none with a figure, for a part that asks for an amount), the part's strongest
-    sentence that has one (moved from its section, so it is said once)."""
-    findings = list(findings)
-    for i, part in enumerate(answered):
-        figures = about_figures(parts[part])
-        if findings[i] and (numbers(findings[i].text) or not figures):
-            continue
-        said = [s for section, part_said in sections if section.part == part for s in part_said]
-        if moved := next((s for s in said if numbers(s.text) or not figures), None):
-            findings[i] = moved
-            next(part_said for _, part_said in sections if moved in part_said).remove(moved)
-    return findings
-
-
-def _concluded(
-    conclusion: list[CitedSentence | None],
-    findings: list[CitedSentence | None],
-    sections: list[tuple[PlannedSection, list[CitedSentence]]],
-    answered: list[int],
-) -> list[CitedSentence | None]:
-    """Each answered part's conclusion sentence: the model's, or where it gave none that
-    passed the checks or only repeated a finding, the part's next strongest sentence after its
-    section's first (moved from the section, so it is said once), one that does not repeat the
-    part's finding."""
-    conclusion = list(conclusion)
-    found = [f.text for f in findings if f]
-    for i, part in enumerate(answered):
-        said = conclusion[i].text if conclusion[i] else ""
-        # The embedded model often copies the finding: that is no conclusion either.
-        if said and not said_again(said, found):
-            continue
-        conclusion[i] = None
-        finding = [findings[i].text] if findings[i] else []
-        for section, said in sections:
-            moved = next((s for s in said[1:] if not repeated(s.text, finding)), None)
-            if section.part == part and moved:
-                said.remove(moved)
-                conclusion[i] = moved
-                break
-    return conclusion
-
-
 def _readable(
     findings: list[CitedSentence | None],
     body: list[tuple[str, list[CitedSentence]]],
@@ -282,14 +235,19 @@ def _unrepeated(
     writer: Writer,
 ) -> tuple[list, list, list]:
     """The report without the sentences that say again what an earlier one says (REPEATED of
-    their words in it), in reading order: findings, sections, conclusion (a finding or a
-    conclusion sentence left out becomes None: they answer the parts in order)."""
+    their words in it), in reading order: findings, sections, conclusion. A section's first
+    sentence, its answer, always stays; a finding that says it again goes (a finding left
+    out becomes None: they answer the parts in order)."""
+    answers = [said[0].text for _, said in body if said]
     earlier: list[str] = []
 
     def kept(sentence: CitedSentence | None) -> CitedSentence | None:
         if sentence is None:
             return None
-        if problem := said_again(sentence.text, earlier):
+        if sentence.text in answers and sentence.text not in earlier:
+            earlier.append(sentence.text)
+            return sentence
+        if problem := said_again(sentence.text, earlier + answers):
             writer.left_out.append(problem)
             return None
         earlier.append(sentence.text)

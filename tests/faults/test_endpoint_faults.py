@@ -90,7 +90,7 @@ def clean_calls(corpus_uri, tmp_path_factory) -> list[str]:
     [
         ("SubQueries", "close", {"SubQueries"}),  # decompose
         ("Reflection", "500", {"Reflection"}),  # the searches' round: route, search, reflect
-        ("Restated", "close", {"Restated"}),  # synthesis: its first section
+        ("Answered", "close", {"Answered"}),  # synthesis: its first section
         # synthesis, after its sections: kept replies, not asked again. The headings call runs
         # beside the frame, so either may be the first one the resumed run sends.
         ("ReportFrame", "500", {"ReportFrame", "SectionHeadings"}),

@@ -44,8 +44,7 @@ class Evidence(BaseModel):
 
 class PlannedSection(BaseModel):
     part: int  # the index of the part it answers
-    evidence: list[Evidence]  # best first
-    goes_on: int = 0  # 1, 2 …: goes on from the same part's next evidence
+    evidence: list[Evidence]  # the part's first chosen document's first, each best first
 
     @property
     def chunks(self) -> list[Chunk]:
@@ -186,41 +185,43 @@ def plan(
     sections: int,
     per_section: int,
     leads: list[list[tuple[str, str]]] | None = None,
+    chosen: list[list[tuple[str, str]]] | None = None,
 ) -> tuple[list[PlannedSection], list[int]]:
-    """At most `sections` sections of `per_section` evidence sentences, in the parts' order,
-    and the parts no evidence answers. `queries[i]` are what part i was searched with, `leads[i]`
-    the documents (collection, source) its search found, best first; `chunks` every excerpt
-    gathered, best first. Each part with evidence gets a section; sections left
-    over go on a part from its next evidence, the part with the most first."""
+    """One section for each of the first `sections` parts that evidence answers, of at most
+    `per_section` evidence sentences, and the parts no evidence answers. `queries[i]` are what
+    part i was searched with, `leads[i]` the documents (collection, source) its search found,
+    best first, `chosen[i]` the documents that answer it (deepsift.report.evidence.choice):
+    its evidence comes from those only, the first of them first; `chunks` every excerpt
+    gathered, best first."""
     candidates = _candidates(chunks)
     if not parts or not candidates:
         return [], list(range(len(parts)))
     scores = _scores(parts, queries, candidates, embedder, leads or [[] for _ in parts])
+    if chosen is not None:  # a sentence answers only the parts that chose its document
+        for n, documents in enumerate(chosen):
+            for i, (_, chunk) in enumerate(candidates):
+                if (chunk.collection, chunk.source) not in documents:
+                    scores[n, i] = -np.inf
     # A sentence goes to the part it stands out for: a part near every sentence (the subject
     # the whole question is about) would otherwise take the others' evidence.
-    spread = scores.std(axis=1, keepdims=True).clip(1e-6)
-    best = ((scores - scores.mean(axis=1, keepdims=True)) / spread).argmax(axis=0)
-    chosen: list[list[Evidence]] = [[] for _ in parts]
+    finite = np.where(np.isfinite(scores), scores, np.nan)
+    spread = np.nan_to_num(np.nanstd(finite, axis=1, keepdims=True), nan=1.0).clip(1e-6)
+    centre = np.nan_to_num(np.nanmean(finite, axis=1, keepdims=True))
+    best = ((scores - centre) / spread).argmax(axis=0)
+    picked: list[list[Evidence]] = [[] for _ in parts]
     for i, (text, chunk) in enumerate(candidates):
         part = int(best[i])
         if scores[part, i] >= embedder.cuts.relevant:  # else it answers no part
-            chosen[part].append(Evidence(text=text, chunk=chunk, score=float(scores[part, i])))
-    for evidence in chosen:
+            picked[part].append(Evidence(text=text, chunk=chunk, score=float(scores[part, i])))
+    for n, evidence in enumerate(picked):
         evidence.sort(key=lambda e: -e.score)
-    answered = [n for n, evidence in enumerate(chosen) if len(evidence) >= ANSWERED]
-    unanswered = [n for n in range(len(parts)) if n not in answered]
-    planned = {(n, 0): chosen[n][:per_section] for n in answered[:sections]}
-    further = {
-        (n, k): rest
-        for n in answered[:sections]
-        for k in range(1, len(chosen[n]) // per_section + 1)
-        if len(rest := chosen[n][k * per_section : (k + 1) * per_section]) >= ANSWERED
-    }
-    most = sorted(further, key=lambda p: (p[1], -len(chosen[p[0]])))
-    planned |= {p: further[p] for p in most[: max(0, sections - len(planned))]}
-    return [
-        PlannedSection(part=n, evidence=planned[n, k], goes_on=k) for n, k in sorted(planned)
-    ], unanswered
+        del evidence[per_section:]
+        if chosen is not None:  # its documents in the order chosen, each best first
+            order = {document: k for k, document in enumerate(chosen[n])}
+            evidence.sort(key=lambda e: order[e.chunk.collection, e.chunk.source])
+    answered = [n for n, evidence in enumerate(picked) if len(evidence) >= ANSWERED]
+    unanswered = [n for n in range(len(parts)) if n not in answered[:sections]]
+    return [PlannedSection(part=n, evidence=picked[n]) for n in answered[:sections]], unanswered
 
 
 def _candidates(chunks: list[Chunk]) -> list[tuple[str, Chunk]]:

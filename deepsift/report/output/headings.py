@@ -123,18 +123,8 @@ def labels(language: str) -> Labels:
 
 def echoes_query(heading: str, asked: list[str]) -> bool:
     """Whether a section heading is a question, or one of `asked` (the report's question and
-    queries) in other case or punctuation, numbered or not ("… (2)": a section going on from
-    a query's leftover evidence): not written for a reader."""
-    heading = _NUMBERED.sub("", heading)
+    queries) in other case or punctuation: not written for a reader."""
     return heading.endswith("?") or _plain(heading) in {_plain(q) for q in asked}
-
-
-def part_heading(heading: str, part: int) -> str:
-    """`heading` for `part` 1, 2 … of a section going on from another's query: "… (2)"."""
-    return f"{heading} ({part + 1})" if part else heading
-
-
-_NUMBERED = re.compile(r" \(\d+\)$")  # what part_heading() adds
 
 
 def _plain(text: str) -> str:
@@ -176,10 +166,9 @@ def reader_heading(text: str, asked: list[str]) -> str:
     return heading
 
 
-def query_heading(query: str, part: int) -> str:
-    """A section's first query as its heading; numbered where the section goes on from
-    another's query ("… (2)"), so the two stay apart."""
-    return part_heading(query[:1].upper() + query[1:], part)
+def query_heading(query: str) -> str:
+    """A section's part, in its own words, as its heading."""
+    return printed_heading(query[:1].upper() + query[1:], query)
 
 
 def distinct_headings(headings: list[str], fallbacks: list[str]) -> list[str]:

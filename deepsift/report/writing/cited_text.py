@@ -52,24 +52,22 @@ class CitedText(BaseModel):
         return render(self.sentences, citable)
 
 
-class Restated(BaseModel):
-    """A section as its evidence sentences restated, one for each, in order: the citations are
-    the evidence's own, so the model cannot miscount them."""
+class Answered(BaseModel):
+    """A section's answer to its part, and the evidence sentences it was asked to restate, one
+    for each, in order: their citations are the evidence's own, so the model cannot miscount
+    them."""
 
-    sentences: list[str]
-
-
-class SectionHeadings(BaseModel):
-    """A heading for each section of a report, in order, written from what it says."""
-
-    headings: list[str]
+    answer: str = ""
+    sentences: list[str] = []
 
 
 class ReportFrame(BaseModel):
-    """What the report says around its sections: a title, the key findings, the conclusion.
-    A reply cut off by its token limit keeps what it got to (the lists default to empty)."""
+    """What the report says around its sections: a title, the sections' headings, the key
+    findings, the conclusion. A reply cut off by its token limit keeps what it got to (the
+    lists default to empty)."""
 
     title: str
+    headings: list[str] = []
     findings: Sentences = []
     conclusion: Sentences = []
 

@@ -8,6 +8,8 @@ from deepsift.report.checks.defects import DEICTIC, defects
 from deepsift.report.evidence.documents import name_of
 from deepsift.text.markup import plain
 
+QUOTES_VOICE = " says: “"  # how a sentence in its document's voice is given, quoted
+
 
 def named_in(sentence: str, chunk: Chunk) -> str:
     """The sentence without markup, its document named where it says "this RFC"."""
@@ -27,7 +29,7 @@ def as_reported(sentence: str, chunk: Chunk) -> str:
     if "voice" in defects(text):  # quoted as written: its "this RFC" too
         inner = plain(sentence).strip("\"“”'‘’ ").rstrip(".")
         inner = inner.replace("“", "‘").replace("”", "’").replace('"', "’")
-        text = f"{name} says: “{inner}”."
+        text = f"{name}{QUOTES_VOICE}{inner}”."
     return text
 
 

@@ -14,7 +14,9 @@ from deepsift.llm.structured import Schema, ask_structured
 from deepsift.prompts import synthesize as prompt
 from deepsift.records import Chunk, Usage
 from deepsift.report.checks.claims import hold_to_evidence, unsupported
+from deepsift.report.checks.defects import defects
 from deepsift.report.checks.run import CHECKS, Against, first_problem
+from deepsift.report.checks.statements import repeated
 from deepsift.report.evidence.documents import evidence_of, label_of
 from deepsift.report.evidence.sentences import Evidence, PlannedSection, as_prose, reads_alone
 from deepsift.report.output.documents_table import when
@@ -26,25 +28,25 @@ from deepsift.report.output.headings import (
     reader_heading,
 )
 from deepsift.report.writing.cited_text import (
+    Answered,
     CitedSentence,
     CitedText,
     ReportFrame,
-    Restated,
-    SectionHeadings,
     clean,
     with_marks,
 )
 from deepsift.report.writing.excerpts import numbered_sentences, quoted
 from deepsift.report.writing.length import tokens_for
-from deepsift.report.writing.voice import as_reported, named_in
+from deepsift.report.writing.voice import QUOTES_VOICE, as_reported, named_in
 from deepsift.run.state import ResearchState
 from deepsift.text.amounts import numbers
+from deepsift.text.asks import about_figures
 from deepsift.text.markup import plain
 from deepsift.text.sentences import split_sentences
 from deepsift.text.words import words as words_of
 
-HEADING_SENTENCES = 3  # of each section, shown to the headings call
-FRAME_SENTENCES = 4  # of each part's sections, shown to the frame call
+FRAME_SENTENCES = 2  # of each part's section, its answer first, shown to the frame call
+CONCLUSION_SENTENCES = 4
 # A restatement shorter than this share of its evidence sentence has left most of it out.
 RESTATED_SHARE = 0.5
 MATCHED = 0.4  # of an evidence sentence's words a restatement must share to be taken for it
@@ -55,6 +57,7 @@ _SHOWN_LABEL = re.compile(r"^\s*From (?:document|web page) .*?:\s+", re.IGNORECA
 # A restatement of one evidence sentence: its figures and names by the claim check, between
 # the reader's defects and these.
 RESTATED_CHECKS = ["comparison", "cause", "claim", "source"]
+ANSWER_WORDS = 40  # the answer's, in the section call's completion budget
 
 
 class Writer:
@@ -93,28 +96,19 @@ class Writer:
         self._lock = Lock()
 
     def section(self, planned: PlannedSection, part: str) -> list[CitedSentence]:
-        """The section: its evidence sentences, each citing the excerpt it comes from. Those
-        that do not read as a report's sentence on their own ("It was ...", "Location: ...")
-        are restated by the model; a restatement that fails a check (its figures and names,
-        or a reader's checks) gives way to the evidence sentence as the document words it."""
-        if planned.goes_on:  # another section answers the same part from other evidence
-            part = f"{part} {prompt.GOES_ON}"
-        # Grouped by document (the best-evidenced first), so each is named once; for a part
-        # that asks how something evolved, in the order of the documents' dates (a timeline).
-        first: dict[str, int] = {}
-        for e in planned.evidence:
-            first.setdefault(e.chunk.source, len(first))
-        dated = bool(_EVOLVED.search(part))
-        evidence = sorted(
-            planned.evidence,
-            key=lambda e: (
-                when(e.chunk.facts.get("date", "")) if dated else (0, ""),
-                first[e.chunk.source],
-            ),
-        )
+        """The section: its answer first (the model's sentence that answers the part, held to
+        the excerpts it cites; else the part's strongest evidence sentence), then its evidence
+        sentences, each citing the excerpt it comes from. Those that do not read as a report's
+        sentence on their own ("It was ...", "Location: ...", a document's "we") are restated
+        by the model; a restatement that fails a check (its figures and names, or a reader's
+        checks) gives way to the evidence sentence as the document words it, or, where that
+        is in the document's own voice, leaves it out."""
+        evidence = planned.evidence
+        if _EVOLVED.search(part):  # how something evolved: a timeline, by the documents' dates
+            evidence = sorted(evidence, key=lambda e: when(e.chunk.facts.get("date", "")))
         # "This RFC proposes …" reads alone once its document is named.
-        unready = [e for e in evidence if not reads_alone(named_in(e.text, e.chunk))]
-        restated = self._restated(unready, part) if unready else {}
+        unready = [e for e in evidence if not _reads_alone(e)]
+        answer, restated = self._written(evidence, unready, part)
         said = []
         for e in evidence:
             sentences = restated.get(id(e), [])
@@ -129,36 +123,82 @@ class Writer:
                     CitedSentence(text=as_reported(t, e.chunk), excerpts=[])
                     for t in split_sentences(as_prose(e.text))
                 ]
+                if problem and any(QUOTES_VOICE in s.text for s in sentences):
+                    continue  # its own voice, quoted, answers no part: it goes
             number = self.number[e.chunk.id]
             said += [s.model_copy(update={"excerpts": [number]}) for s in sentences]
-        return said
+        opener = self._answer(answer, evidence, part)
+        if opener is None:  # the strongest sentence that answers it (with a figure if asked)
+            figures = about_figures(part)
+            opener = next((s for s in said if numbers(s.text) or not figures), None)
+        if opener is None:
+            return said
+        return [
+            opener,
+            *(s for s in said if s is not opener and not repeated(s.text, [opener.text])),
+        ]
 
-    def _restated(self, evidence: list[Evidence], part: str) -> dict[int, list[CitedSentence]]:
-        """The model's restatement of each evidence sentence (by id()), matched to the one it
-        restates by their words: a small model adds a sentence of its own or runs two into one,
-        and then every later one is out of place."""
+    def _written(
+        self, evidence: list[Evidence], unready: list[Evidence], part: str
+    ) -> tuple[str, dict[int, list[CitedSentence]]]:
+        """The model's answer to the part from the evidence, and its restatement of each
+        `unready` sentence (by id()), matched to the one it restates by their words: a small
+        model adds a sentence of its own or runs two into one, and then every later one is
+        out of place."""
+        shown = [*unready, *(e for e in evidence if e not in unready)]
+        restate = ", ".join(str(n) for n in range(1, len(unready) + 1)) or "none"
         user = prompt.SECTION_USER.format(
             question=self.question,
             query=part,
-            excerpts=numbered_sentences([(e.text, e.chunk) for e in evidence]),
-            sentences=len(evidence),
+            documents=_cards(evidence),
+            excerpts=numbered_sentences([(e.text, e.chunk) for e in shown]),
+            restate=restate,
             language=self.language,
         )
         asked = [SystemMessage(prompt.SECTION_SYSTEM), HumanMessage(user)]
-        count = {"sentences": len(evidence)}
-        words = sum(len(e.text.split()) for e in evidence)
-        reply = self._ask(asked, Restated, tokens_for(words), count, self.writing, count)
-        written = [as_prose(_SHOWN_LABEL.sub("", t)) for t in (reply.sentences if reply else [])]
+        count = {"sentences": len(unready)}
+        words = sum(len(e.text.split()) for e in unready) + ANSWER_WORDS
+        reply = self._ask(asked, Answered, tokens_for(words), count, self.writing, count)
+        if reply is None:
+            return "", {}
+        written = [as_prose(_SHOWN_LABEL.sub("", t)) for t in reply.sentences]
         written = [t for t in written if t.strip(" .")]
         matched: dict[int, list[CitedSentence]] = {}
         free = list(range(len(written)))
-        for e in evidence:
+        for e in unready:
             best = max(free, key=lambda n: _overlap(written[n], e.text), default=None)
             if best is not None and _overlap(written[best], e.text) >= MATCHED:
                 free.remove(best)
                 named = named_in(written[best], e.chunk)  # its "we" is caught, not quoted
                 matched[id(e)] = clean([CitedSentence(text=named, excerpts=[])])
-        return matched
+        return reply.answer, matched
+
+    def _answer(self, answer: str, evidence: list[Evidence], part: str) -> CitedSentence | None:
+        """The model's answer as the section's first sentence, citing the excerpts that hold
+        its figures and names (those of the documents it names first); None where it is empty
+        or no excerpt of the section holds what it states, or a reader's check fails it."""
+        written = named_in(as_prose(_SHOWN_LABEL.sub("", answer)), evidence[0].chunk)
+        sentences = clean([CitedSentence(text=written, excerpts=[])])
+        if not answer.strip(" .") or not sentences:
+            return None
+        text = sentences[0].text
+        chunks = list({e.chunk.id: e.chunk for e in evidence}.values())
+        stated = len(unsupported(text, [], self.check_names))  # its figures and names
+        cited = [
+            c
+            for c in chunks
+            if _names_document(text, c)
+            or len(unsupported(text, [evidence_of(c)], self.check_names)) < stated
+        ] or chunks[:1]
+        context = f"{self.question} {part}"
+        texts = [evidence_of(c) for c in cited]
+        if unsupported(text, [*texts, context], self.check_names):
+            return None
+        sources = tuple(f"{label_of(c)} {c.title} {c.source}" for c in cited)
+        against = Against(cited=texts, context=context, sources=sources)
+        if first_problem(text, against, list(CHECKS), self.report_language):
+            return None
+        return CitedSentence(text=text, excerpts=[self.number[c.id] for c in cited])
 
     def _problem(self, sentences: list[CitedSentence], shown: str, e: Evidence, part: str) -> str:
         """The first fault of a restatement of one evidence sentence: a figure or name it does
@@ -184,55 +224,13 @@ class Writer:
                 return problem
         return ""
 
-    def headings(
-        self, sections: list[list[CitedSentence]], parts: list[tuple[str, int]]
-    ) -> list[str]:
-        """A heading for each section from what it says, shown without the question and the
-        parts (which a small model copies as headings). Where the reply gives some unfit to
-        print, it is asked once more, told why, while calls are left over; a section's own part
-        (`parts`: its text, and which section of that part it is) where neither reply gives
-        one."""
-        shown = "\n\n".join(
-            # Quoted: a section's sentences are often its documents' own words.
-            f"Section {n}:\n" + quoted(" ".join(s.text for s in said[:HEADING_SENTENCES]))
-            for n, said in enumerate(sections, 1)
-        )
-        user = prompt.HEADINGS_USER.format(
-            sections=shown, count=len(sections), language=self.language
-        )
-        asked = [SystemMessage(prompt.HEADINGS_SYSTEM), HumanMessage(user)]
-        count = {"headings": len(sections)}  # one each: the embedded model gave 6 for 8
-        tokens = 20 * len(sections) + 20
-        reply = self._ask(asked, SectionHeadings, tokens, count, self.summing, count)
-        fit = self._fit(reply, parts)
-        # The embedded model, shown two or three sections, copies their first sentences.
-        if reply and "" in fit and self._spare_call():
-            turn = prompt.HEADINGS_AGAIN.format(language=self.language)
-            again = [*asked, AIMessage(reply.model_dump_json()), HumanMessage(turn)]
-            retried = self._ask(again, SectionHeadings, tokens, count, self.summing, count)
-            second = self._fit(retried, parts)
-            fit = [first or other for first, other in zip(fit, second, strict=True)]
-        return [
-            heading or query_heading(part, goes_on)
-            for heading, (part, goes_on) in zip(fit, parts, strict=True)
-        ]
-
-    def _fit(self, reply: SectionHeadings | None, parts: list[tuple[str, int]]) -> list[str]:
-        """Each section's heading from `reply`, or "" where it gives none fit to print."""
-        written = reply.headings if reply else []
-        return [
-            reader_heading(
-                written[n] if n < len(written) else "", [self.question, part, *self.reserved]
-            )
-            for n, (part, _) in enumerate(parts)
-        ]
-
     def frame(
         self, parts: list[tuple[str, list[CitedSentence]]]
-    ) -> tuple[str, list[CitedSentence | None], list[CitedSentence | None]]:
-        """The title, and for each part (its text, its sections' sentences) a key finding and a
-        sentence of the conclusion, citing only what those sentences cite: in the parts' order,
-        None where the reply gave none that passed the checks."""
+    ) -> tuple[str, list[str], list[CitedSentence | None], list[CitedSentence]]:
+        """The title; for each part (its text, its section's sentences, the answer first) a
+        heading (the part's own words where the reply gives none fit to print) and a key
+        finding (None where the reply gave none that passed the checks); and the conclusion's
+        sentences that passed them, citing only what the sections cite."""
         shown = "\n\n".join(
             f"{n}. {part}\n" + quoted(" ".join(with_marks(s) for s in said[:FRAME_SENTENCES]))
             for n, (part, said) in enumerate(parts, 1)
@@ -243,21 +241,19 @@ class Writer:
             question=self.question, parts=shown, findings=count, language=self.language
         )
         asked = [SystemMessage(prompt.FRAME_SYSTEM), HumanMessage(user)]
-        # One finding and one conclusion sentence a part: a list cannot run on to max_tokens.
-        most = {"findings": count, "conclusion": count}
-        tokens = tokens_for(45 * count) + 20
-        reply = self._ask(asked, ReportFrame, tokens, most, self.summing, most)
+        most = {"headings": count, "findings": count, "conclusion": CONCLUSION_SENTENCES}
+        tokens = tokens_for(20 * count + 25 * CONCLUSION_SENTENCES) + 10 * count + 20
+        reply = self._ask(asked, ReportFrame, tokens, most, self.summing)
+        headings = self._fit(reply.headings if reply else [], [part for part, _ in parts])
         if reply is None:
-            return self.question, [None] * count, [None] * count
-        # Each entry one sentence: a finding or a conclusion that runs to two keeps its first.
+            return self.question, headings, [None] * count, []
+        # Each finding one sentence: one that runs to two keeps its first.
         found = [clean([s], citable)[:1] for s in reply.findings[:count]]
-        concluded = [clean([s], citable)[:1] for s in reply.conclusion[:count]]
         found += [[]] * (count - len(found))
-        concluded += [[]] * (count - len(concluded))
+        concluded = clean(reply.conclusion, citable)[:CONCLUSION_SENTENCES]
         flat = [
-            self.readable(s[0]) if s else CitedSentence(text="", excerpts=[])
-            for s in found + concluded
-        ]
+            self.readable(s[0]) if s else CitedSentence(text="", excerpts=[]) for s in found
+        ] + [self.readable(s) for s in concluded]
         texts = {n: evidence_of(self.chunk_of[n]) for n in citable if n in self.chunk_of}
         documents = {
             n: f"{label_of(self.chunk_of[n])} {self.chunk_of[n].title} {self.chunk_of[n].source}"
@@ -266,7 +262,16 @@ class Writer:
         kept = self._checked(flat, texts, documents, "", asked, reply)
         kept = [s if s and s.text else None for s in kept]
         title = printed_heading(reply.title, self.question)
-        return title, kept[:count], kept[count:]
+        return title, headings, kept[:count], [s for s in kept[count:] if s]
+
+    def _fit(self, written: list[str], parts: list[str]) -> list[str]:
+        """Each part's heading from `written`, or, where it gives none fit to print, the
+        part's own words."""
+        return [
+            reader_heading(written[n] if n < len(written) else "", [self.question, *self.reserved])
+            or query_heading(part)
+            for n, part in enumerate(parts)
+        ]
 
     def _checked(
         self,
@@ -365,6 +370,31 @@ class Writer:
         with self._lock:
             self.usage = self.usage + usage
         return reply
+
+
+def _reads_alone(e: Evidence) -> bool:
+    """Whether an evidence sentence, its document named, reads as the report's own: it leans
+    on no sentence before it and does not speak as its document ("we")."""
+    named = named_in(e.text, e.chunk)
+    return reads_alone(named) and "voice" not in defects(named)
+
+
+def _cards(evidence: list[Evidence]) -> str:
+    """The documents the evidence comes from, one line each: identifier and title, date,
+    status and summary, as their facts give them, quoted."""
+    lines = []
+    for chunk in {(e.chunk.collection, e.chunk.source): e.chunk for e in evidence}.values():
+        facts = chunk.facts
+        known = [str(facts[k]) for k in ("date", "status") if facts.get(k)]
+        about = f": {facts['summary']}" if facts.get("summary") else ""
+        lines.append(f"- {label_of(chunk)}" + (f" ({', '.join(known)})" if known else "") + about)
+    return quoted("\n".join(lines))
+
+
+def _names_document(text: str, chunk: Chunk) -> bool:
+    """Whether the sentence names the chunk's document by its identifier."""
+    identifier = str(chunk.facts.get("id", "")).strip()
+    return bool(identifier) and identifier.casefold() in text.casefold()
 
 
 def _overlap(written: str, evidence: str) -> float:

@@ -1,0 +1,122 @@
+"""Each part answered from the documents that answer it: which documents a part is given
+(deepsift.report.evidence.choice, with the real embedder), and what the report then cites and
+opens each section with (the scripted endpoint)."""
+
+import re
+
+import pytest
+from test_report import run
+
+from deepsift import Settings
+from deepsift.llm.embedders import get_embedder
+from deepsift.records import Chunk
+from deepsift.report.evidence.choice import choose_documents
+
+from scripted import ScriptedResearcher
+
+
+def _chunk(source: str, text: str, date: str, title: str) -> Chunk:
+    facts = {"id": source.removesuffix(".md").upper(), "title": title, "date": date}
+    return Chunk(id=source, text=text, source=source, title=title, collection="c", facts=facts)
+
+
+BLOBS = [  # each raises the blobs a block carries; the later ones rank first by their words
+    _chunk(
+        "eip-9003.md",
+        "A blob throughput increase raises the target and maximum blobs per block to 14 and 21.",
+        "2026-03-01",
+        "Blob throughput increase to 14 and 21",
+    ),
+    _chunk(
+        "eip-9002.md",
+        "This blob throughput increase raises the target and maximum blobs per block to 10 and 15.",
+        "2025-06-01",
+        "Blob throughput increase to 10 and 15",
+    ),
+    _chunk(
+        "eip-9001.md",
+        "This blob throughput increase raises the target and maximum blobs per block to 6 and 9.",
+        "2024-04-17",
+        "Blob throughput increase to 6 and 9",
+    ),
+    _chunk(
+        "eip-5000.md",
+        "Validators publish their withdrawal credentials in a new registry contract.",
+        "2023-01-01",
+        "Withdrawal credential registry",
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def embedder():
+    return get_embedder(Settings())
+
+
+@pytest.mark.parametrize(
+    ("part", "expected"),
+    [("The first blob throughput increase", "eip-9001.md"), ("The latest one", "eip-9003.md")],
+)
+def test_the_first_or_the_latest_is_told_by_the_documents_dates(embedder, part, expected):
+    """Among the documents that stand near the top for a part, "the first" takes the earliest
+    by its date and "the latest" the latest, whatever their words' nearness ranks first."""
+    parts = ["Blob throughput increases", part]
+    queries = [[p, "blob throughput increase"] for p in parts]
+
+    chosen = choose_documents(parts, queries, BLOBS, embedder)
+
+    assert chosen[1][0] == ("c", expected)
+
+
+def test_a_document_that_answers_no_part_is_not_chosen(embedder):
+    parts = ["The first blob throughput increase", "How many blobs a block may carry"]
+
+    chosen = choose_documents(parts, [[p] for p in parts], BLOBS, embedder)
+
+    assert all(("c", "eip-5000.md") not in documents for documents in chosen)
+    assert all(documents for documents in chosen)
+
+
+def test_a_document_that_answers_no_part_is_not_cited(tmp_path, sample_store):
+    """The run gathers the monitoring network's staff page for the question's subject, but no
+    part asks about it: no sentence cites it and the Documents table does not list it."""
+    gathered: set[str] = set()
+
+    def keep(_, update: dict) -> None:
+        gathered.update(c.source.rsplit("/", 1)[-1] for c in update.get("chunks", {}).values())
+
+    result, _ = run(tmp_path, sample_store, on_update=keep)
+
+    cited = {s.source.rsplit("/", 1)[-1] for s in result.sources}
+    assert "monitoring_network.html" in gathered
+    assert "monitoring_network.html" not in cited
+    assert cited and cited < gathered
+
+
+ANSWER = "The final out-turn cost of Kestrel Works is EUR 29.3 million."
+
+
+def test_a_section_opens_with_its_answer(tmp_path, sample_store):
+    """The model's answer to the part, held to the excerpts, is its section's first sentence."""
+    result, _ = run(tmp_path, sample_store, ScriptedResearcher(answer=ANSWER))
+
+    sections = _sections(result.report)
+    costed = [said for said in sections if "29.3 million" in said]
+    assert costed and all(said.startswith(ANSWER.removesuffix(".") + " [") for said in costed)
+
+
+def test_an_answer_whose_figure_no_excerpt_holds_is_not_given(tmp_path, sample_store):
+    """An answer stating a cost no excerpt states is left out; the section opens with its
+    strongest evidence sentence instead."""
+    false = "The final out-turn cost of Kestrel Works is EUR 99.9 million."
+    result, _ = run(tmp_path, sample_store, ScriptedResearcher(answer=false))
+
+    sections = _sections(result.report)
+    assert sections and "99.9" not in result.report
+    assert all(re.match(r"[^\[]+\[\d+\]", said) for said in sections)  # a cited sentence first
+
+
+def _sections(report: str) -> list[str]:
+    """Each part's section's text, headings, table and lists aside."""
+    own = r"(?!Key findings|Documents|Conclusion|Notes|Sources)"
+    return re.findall(rf"^## {own}.*\n\n([^\n]*)", report, re.MULTILINE)
