@@ -25,7 +25,7 @@ from deepsift.eval.runner import corpus_store
 from deepsift.llm.chat import chat_model
 from deepsift.llm.embedders import get_embedder
 from deepsift.llm.structured import ask_structured
-from deepsift.report.evidence import choice
+from deepsift.report.evidence import choice, sentences
 from deepsift.report.evidence.choice import cards_of, choose_documents, document_scores
 from deepsift.report.question.parts import part_queries, question_parts, with_names
 from deepsift.report.writing.excerpts import quoted
@@ -40,7 +40,7 @@ def main() -> None:
     parser.add_argument("questions", type=Path)
     parser.add_argument("--model", action="store_true", help="also the model's choice")
     parser.add_argument("--show", action="store_true", help="print each part's documents")
-    parser.add_argument("--grid", type=float, nargs="*", default=[], help="SUBJECT_WEIGHTs")
+    parser.add_argument("--grid", nargs="*", default=[], help="NAME=value,… of choice's")
     args = parser.parse_args()
     settings = load_settings()
     questions = [json.loads(line) for line in args.questions.read_text().splitlines() if line]
@@ -65,16 +65,18 @@ def _rows(q: dict, collection: str, deps: Deps, args) -> list[dict]:
     gold = set(q.get("gold_sources") or [])
     started = time.monotonic()
     variants = {
+        "pool": [sorted({(c.collection, c.source) for c in chunks})] * len(parts),
         "lead3": [lead[:3] for lead in leads],
         "code": choose_documents(parts, queries, chunks, deps.embedder, leads),
     }
-    seconds = {"lead3": 0.0, "code": time.monotonic() - started}
-    for weight in args.grid:  # the code's choice under other settings
-        for margin in (0.05, 0.08, 0.12):
-            with _set(SUBJECT_WEIGHT=weight, MARGIN=margin):
-                name = f"code w{weight} m{margin}"
-                variants[name] = choose_documents(parts, queries, chunks, deps.embedder, leads)
-                seconds[name] = 0.0
+    seconds = {"pool": 0.0, "lead3": 0.0, "code": time.monotonic() - started}
+    for setting in args.grid:  # the code's choice under other settings: "NAME=value,…"
+        values = {k: float(v) for k, v in (kv.split("=") for kv in setting.split(","))}
+        with _set(**values):
+            variants[setting] = choose_documents(parts, queries, chunks, deps.embedder, leads)
+            seconds[setting] = 0.0
+    variants["sentences"] = _by_sentences(parts, queries, chunks, deps, leads)
+    seconds["sentences"] = 0.0
     if args.model:
         started = time.monotonic()
         variants["model"] = _model_choice(parts, queries, chunks, deps, leads)
@@ -82,7 +84,7 @@ def _rows(q: dict, collection: str, deps: Deps, args) -> list[dict]:
     rows = []
     for name, chosen in variants.items():
         files = {Path(source).name for part in chosen for _, source in part}
-        if args.show:
+        if args.show and name in ("code", "model"):
             for part, docs in zip(parts, chosen, strict=True):
                 names = [Path(s).name + ("*" if Path(s).name in gold else "") for _, s in docs]
                 print(f"{q['id']} {name} {part[:60]!r}: {' '.join(names)}", file=sys.stderr)
@@ -151,6 +153,25 @@ def _model_choice(parts, queries, chunks, deps, leads) -> list[list[tuple[str, s
         [cards[shown[k - 1]].document for k in row[:3] if 1 <= k <= len(shown)]
         for row in picked[: len(parts)]
     ]
+
+
+def _by_sentences(parts, queries, chunks, deps, leads) -> list[list[tuple[str, str]]]:
+    """Each document scored by its best evidence sentence for the part, as the sentences are
+    scored (deepsift.report.evidence.sentences), the choice's margin and count."""
+    candidates = sentences._candidates(chunks)
+    scores = sentences._scores(parts, queries, candidates, deps.embedder, leads)
+    chosen = []
+    for n in range(len(parts)):
+        best: dict[tuple[str, str], float] = {}
+        for i, (_, chunk) in enumerate(candidates):
+            document = (chunk.collection, chunk.source)
+            best[document] = max(best.get(document, -9.0), float(scores[n, i]))
+        ranked = sorted(best, key=lambda d: -best[d])
+        top = best[ranked[0]] if ranked else 0.0
+        chosen.append(
+            [d for d in ranked[: choice.MOST_DOCUMENTS] if best[d] >= top - choice.MARGIN]
+        )
+    return chosen
 
 
 @contextmanager

@@ -25,13 +25,15 @@ from deepsift.retrieval.search import search_parts
 from deepsift.retrieval.sources import WEB
 from deepsift.run import budget
 from deepsift.run.state import ResearchState
+from deepsift.text.amounts import numbers
+from deepsift.text.asks import about_figures
 from deepsift.text.queries import same_query
 
 CANDIDATES = 8  # a section: the run's best-ranked excerpts whose sentences may become evidence
 MOST_SECTIONS = 10  # a question of many parts gets a section each, up to this many
 SENTENCE_WORDS = 16  # about, of an evidence sentence: how many a section's words need
 # A section's answer and the sentences that add a fact to it: a reader stops reading on.
-MOST_SENTENCES = 6
+MOST_SENTENCES = 10
 
 
 def compose_report(state: ResearchState, deps: Deps, search: bool = True, added: str = "") -> dict:
@@ -56,7 +58,7 @@ def compose_report(state: ResearchState, deps: Deps, search: bool = True, added:
     chunks, queries, leads, found = _gathered(state, deps, parts, shape.sections, search, added)
     affordable = budget.sections_affordable(state.get("usage"), settings)
     sections = min(len(parts), MOST_SECTIONS, affordable)
-    per_section = max(3, min(MOST_SENTENCES, round(shape.section_words(sections) / SENTENCE_WORDS)))
+    per_section = max(4, min(MOST_SENTENCES, round(shape.section_words(sections) / SENTENCE_WORDS)))
     chosen = choose_documents(parts, queries, chunks, deps.embedder, leads)
     planned, unanswered = plan(
         parts, queries, chunks, deps.embedder, sections, per_section, leads, chosen
@@ -144,10 +146,15 @@ def _written(
     if kept:
         title, headings, findings, conclusion = writer.frame([(parts[s.part], t) for s, t in kept])
         headings = distinct_headings(headings, [query_heading(parts[s.part]) for s, _ in kept])
-        # A finding that says again what its section opens with tells the reader nothing new.
+        # A finding that says again what its section opens with tells the reader nothing new;
+        # one without a figure answers no part that asks for an amount.
         findings = [
-            None if f is None or said_again(f.text, [t[0].text]) else f
-            for f, (_, t) in zip(findings, kept, strict=True)
+            f
+            if f
+            and not said_again(f.text, [t[0].text])
+            and (numbers(f.text) or not about_figures(parts[s.part]))
+            else None
+            for f, (s, t) in zip(findings, kept, strict=True)
         ]
         body = [(h, t) for h, (_, t) in zip(headings, kept, strict=True)]
     return title, findings, body, conclusion, unanswered

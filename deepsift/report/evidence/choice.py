@@ -14,11 +14,16 @@ from deepsift.llm.embedders import Embedder, similarities
 from deepsift.records import Chunk
 from deepsift.report.evidence.documents import label_of
 from deepsift.report.output.documents_table import when
+from deepsift.text.terms import held_shares, stem, terms
+from deepsift.text.words import words
 
 MOST_DOCUMENTS = 3  # a part's documents, at most: its answer and what completes it
 # Of the best document's score, how near another must come to answer the same part.
 MARGIN = 0.08
 LEAD_BONUS, LEADS = 0.1, 5  # the part's own search ranked it among its first LEADS documents
+# Times the share of the part's terms (weighted by rarity) that the card holds: a year or a
+# name the part asks for ("the roadmap for 2021") stands in the document's title or date.
+CARD_TERMS_BONUS = 0.4
 # How much a document's mean score over all the parts counts against it for one: a document
 # near every part (about the question's subject) answers none of them in particular.
 SUBJECT_WEIGHT = 0.5
@@ -81,6 +86,14 @@ def document_scores(
     scores = np.full((len(queries), len(cards)), -2.0)
     for row, n in enumerate(owner):
         scores[n] = np.maximum(scores[n], card_near[row] + best_passage[row])
+    # "3037-roadmap-2021": a file name's words, each its own.
+    bags = [
+        {stem(w) for w in words(re.sub(r"[-_]", " ", f"{card.text} {card.date[1]}").casefold())}
+        for card in cards
+    ]
+    for n, part_queries in enumerate(queries):
+        for column, share in enumerate(held_shares(terms(part_queries[0]), bags)):
+            scores[n, column] += CARD_TERMS_BONUS * share
     for n, lead in enumerate(leads):
         for rank, document in enumerate(lead[:LEADS]):
             if (column := _index(cards, document)) is not None:

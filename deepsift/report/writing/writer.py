@@ -192,11 +192,15 @@ class Writer:
         ] or chunks[:1]
         context = f"{self.question} {part}"
         texts = [evidence_of(c) for c in cited]
-        if unsupported(text, [*texts, context], self.check_names):
-            return None
         sources = tuple(f"{label_of(c)} {c.title} {c.source}" for c in cited)
         against = Against(cited=texts, context=context, sources=sources)
-        if first_problem(text, against, list(CHECKS), self.report_language):
+        if missing := unsupported(text, [*texts, context], self.check_names):
+            problem = f"not in its excerpts: {', '.join(missing)}"
+        else:
+            problem = first_problem(text, against, list(CHECKS), self.report_language)
+        if problem:
+            with self._lock:
+                self.left_out.append(problem)
             return None
         return CitedSentence(text=text, excerpts=[self.number[c.id] for c in cited])
 
