@@ -267,20 +267,20 @@ def _researched(tmp_path, data, server) -> tuple[dict[str, str], str]:
 
 def test_a_rewrite_killed_part_way_converges_when_asked_again(tmp_path):
     """`deepsift ask THREAD "in German"` killed (SIGKILL) once its sections are written, while
-    the headings are asked; asked again with no question, it finishes that rewrite from the
+    the frame is asked; asked again with no question, it finishes that rewrite from the
     section replies it had already received, and keeps it once."""
     data = tmp_path / "data"
     ingested = run_cli("ingest", str(CORPUS / "operations"), "--collection", "ops", data=data)
     assert ingested.returncode == 0, ingested.stderr
     scripted = ScriptedResearcher()
     asked: list[str] = []
-    armed = threading.Event()  # once the run is done: the rewrite's headings call blocks
+    armed = threading.Event()  # once the run is done: the rewrite's frame call blocks
     blocking = threading.Event()
     released = threading.Event()
 
     def responder(body):
         asked.append(schema_name(body))
-        if schema_name(body) == "SectionHeadings" and armed.is_set() and not blocking.is_set():
+        if schema_name(body) == "ReportFrame" and armed.is_set() and not blocking.is_set():
             blocking.set()
             released.wait(60)  # killed while it waits
         return scripted(body)
@@ -293,7 +293,7 @@ def test_a_rewrite_killed_part_way_converges_when_asked_again(tmp_path):
         rewriting = subprocess.Popen(
             [*command, "in German"], env=env, cwd=tmp_path, start_new_session=True
         )
-        assert blocking.wait(120), "the rewrite never asked for its headings"
+        assert blocking.wait(120), "the rewrite never asked for its frame"
         os.killpg(rewriting.pid, signal.SIGKILL)
         rewriting.wait()
         released.set()
@@ -327,19 +327,19 @@ REWRITES = ["in German", "shorter", "in French", "longer", "brief"]
 
 
 def test_five_rewrites_each_killed_mid_call_converge_to_one_version_each(tmp_path):
-    """Five rewrites, each killed (SIGKILL) while its headings call is in flight, each finished
+    """Five rewrites, each killed (SIGKILL) while its frame call is in flight, each finished
     by `ask THREAD` with no question: every one is kept once, as the next version, and the
     thread is left asking nothing."""
     data = tmp_path / "data"
     ingested = run_cli("ingest", str(CORPUS / "operations"), "--collection", "ops", data=data)
     assert ingested.returncode == 0, ingested.stderr
     scripted = ScriptedResearcher()
-    blocking = threading.Event()  # a rewrite's headings call is waiting: kill it now
+    blocking = threading.Event()  # a rewrite's frame call is waiting: kill it now
     released = threading.Event()
     armed = threading.Event()
 
     def responder(body):
-        if schema_name(body) == "SectionHeadings" and armed.is_set():
+        if schema_name(body) == "ReportFrame" and armed.is_set():
             armed.clear()
             blocking.set()
             released.wait(60)  # killed while it waits
@@ -356,7 +356,7 @@ def test_five_rewrites_each_killed_mid_call_converge_to_one_version_each(tmp_pat
             rewriting = subprocess.Popen(
                 [*command, request], env=env, cwd=tmp_path, start_new_session=True
             )
-            assert blocking.wait(120), f"the rewrite {request!r} never asked for its headings"
+            assert blocking.wait(120), f"the rewrite {request!r} never asked for its frame"
             os.killpg(rewriting.pid, signal.SIGKILL)
             rewriting.wait()
             released.set()

@@ -178,8 +178,8 @@ def test_an_interrupted_run_resumes_from_its_checkpoint_without_redoing_steps(se
         ]
 
     # Decompose, route, search and reflect were not redone: only the report was written (its
-    # sections, their headings, its frame, and the claim check's rewrites, CitedText).
-    report_calls = {"Answered", "SectionHeadings", "ReportFrame"}
+    # sections, its frame, and the claim check's rewrites, CitedText).
+    report_calls = {"Answered", "ReportFrame"}
     assert report_calls <= set(asked) <= report_calls | {"CitedText"}
     assert result.sources and result.question == QUESTION
 

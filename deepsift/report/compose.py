@@ -25,8 +25,6 @@ from deepsift.retrieval.search import search_parts
 from deepsift.retrieval.sources import WEB
 from deepsift.run import budget
 from deepsift.run.state import ResearchState
-from deepsift.text.amounts import numbers
-from deepsift.text.asks import about_figures
 from deepsift.text.queries import same_query
 
 CANDIDATES = 8  # a section: the run's best-ranked excerpts whose sentences may become evidence
@@ -39,13 +37,13 @@ MOST_SENTENCES = 10
 def compose_report(state: ResearchState, deps: Deps, search: bool = True, added: str = "") -> dict:
     """The report. The question's parts (from its wording; else the sub-queries) each get
     their own search, the documents that answer them (deepsift.report.evidence.choice) and
-    evidence sentences from those documents only, chosen in code; a part's section opens
-    with its answer and is written from its evidence only, and every sentence checked: its
-    figures and names against its excerpts (deepsift.report.checks.claims), what a reader
-    would catch (deepsift.report.checks.statements).
-    The key findings give the parts' answers and the conclusion ties them together; a part no
-    evidence answers is said to be unanswered. Citations are resolved against the excerpts
-    shown, never against the model's text. Rewriting a finished report
+    evidence sentences from those documents only, chosen in code; a part's answer and its
+    section are written from its evidence only, and every sentence checked: its figures and
+    names against its excerpts (deepsift.report.checks.claims), what a reader would catch
+    (deepsift.report.checks.statements). Each part's answer is its key finding, its section
+    going on from it, and the conclusion ties the answers together; a part no evidence
+    answers is said to be unanswered. Citations are resolved against the excerpts shown,
+    never against the model's text. Rewriting a finished report
     (deepsift.followups.rewrites), `search` is off, and a part `added` to the question's is the
     only one searched."""
     settings = deps.settings
@@ -130,9 +128,9 @@ def _written(
     unanswered: list[int],
     question: str,
 ) -> tuple[str, list, list, list, list[int]]:
-    """The sections written from their evidence, each opening with its part's answer, then
-    the frame (title, headings, key findings, conclusion) from those answers: (title,
-    findings, body, conclusion, parts unanswered)."""
+    """The sections written from their evidence, each part's answer its key finding, then
+    the frame (title, conclusion) from those answers: (title, findings, body, conclusion,
+    parts unanswered)."""
     title, findings, conclusion, body = question, [], [], []
     with ThreadPoolExecutor(max_workers=writer.deps.settings.llm_parallel) as pool:
         # Each call in a copy of this step's context: it stays part of the graph run
@@ -144,19 +142,13 @@ def _written(
     answered = [s.part for s, _ in kept]
     unanswered = sorted(set(unanswered) | (set(range(len(parts))) - set(answered)))
     if kept:
-        title, headings, findings, conclusion = writer.frame([(parts[s.part], t) for s, t in kept])
-        headings = distinct_headings(headings, [query_heading(parts[s.part]) for s, _ in kept])
-        # A finding that says again what its section opens with tells the reader nothing new;
-        # one without a figure answers no part that asks for an amount.
-        findings = [
-            f
-            if f
-            and not said_again(f.text, [t[0].text])
-            and (numbers(f.text) or not about_figures(parts[s.part]))
-            else None
-            for f, (s, t) in zip(findings, kept, strict=True)
-        ]
-        body = [(h, t) for h, (_, t) in zip(headings, kept, strict=True)]
+        title, conclusion = writer.frame([(parts[s.part], t) for s, t in kept])
+        # Each part's answer is its key finding, said there once; its section goes on from it.
+        findings = [said[0] for _, said in kept]
+        headings = distinct_headings(
+            [query_heading(parts[s.part]) for s, _ in kept], [parts[s.part] for s, _ in kept]
+        )
+        body = [(h, said[1:]) for h, (_, said) in zip(headings, kept, strict=True)]
     return title, findings, body, conclusion, unanswered
 
 
@@ -242,19 +234,14 @@ def _unrepeated(
     writer: Writer,
 ) -> tuple[list, list, list]:
     """The report without the sentences that say again what an earlier one says (REPEATED of
-    their words in it), in reading order: findings, sections, conclusion. A section's first
-    sentence, its answer, always stays; a finding that says it again goes (a finding left
-    out becomes None: they answer the parts in order)."""
-    answers = [said[0].text for _, said in body if said]
+    their words in it), in reading order: findings, sections, conclusion (a finding left out
+    becomes None: they answer the parts in order)."""
     earlier: list[str] = []
 
     def kept(sentence: CitedSentence | None) -> CitedSentence | None:
         if sentence is None:
             return None
-        if sentence.text in answers and sentence.text not in earlier:
-            earlier.append(sentence.text)
-            return sentence
-        if problem := said_again(sentence.text, earlier + answers):
+        if problem := said_again(sentence.text, earlier):
             writer.left_out.append(problem)
             return None
         earlier.append(sentence.text)

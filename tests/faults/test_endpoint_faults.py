@@ -91,9 +91,8 @@ def clean_calls(corpus_uri, tmp_path_factory) -> list[str]:
         ("SubQueries", "close", {"SubQueries"}),  # decompose
         ("Reflection", "500", {"Reflection"}),  # the searches' round: route, search, reflect
         ("Answered", "close", {"Answered"}),  # synthesis: its first section
-        # synthesis, after its sections: kept replies, not asked again. The headings call runs
-        # beside the frame, so either may be the first one the resumed run sends.
-        ("ReportFrame", "500", {"ReportFrame", "SectionHeadings"}),
+        # synthesis, after its sections: kept replies, not asked again.
+        ("ReportFrame", "500", {"ReportFrame"}),
     ],
 )
 def test_a_run_whose_endpoint_dies_names_its_thread_and_resumes_without_repeating_calls(

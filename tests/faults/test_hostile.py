@@ -140,6 +140,7 @@ class Steered(ScriptedResearcher):
                 "and \u200bhidden"
             )
             reply["sentences"] = ["The documents describe the pumps.", steered]
+            reply["answer"] = steered
         if schema_name(body) == "ReportFrame":
             reply["title"] = "Plover \u202eevidence"
         return reply

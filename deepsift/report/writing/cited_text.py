@@ -62,13 +62,10 @@ class Answered(BaseModel):
 
 
 class ReportFrame(BaseModel):
-    """What the report says around its sections: a title, the sections' headings, the key
-    findings, the conclusion. A reply cut off by its token limit keeps what it got to (the
-    lists default to empty)."""
+    """What the report says around its sections: a title and the conclusion. A reply cut off
+    by its token limit keeps what it got to (the list defaults to empty)."""
 
     title: str
-    headings: list[str] = []
-    findings: Sentences = []
     conclusion: Sentences = []
 
 

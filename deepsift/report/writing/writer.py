@@ -22,10 +22,7 @@ from deepsift.report.evidence.sentences import Evidence, PlannedSection, as_pros
 from deepsift.report.output.documents_table import when
 from deepsift.report.output.headings import (
     is_english,
-    labels,
     printed_heading,
-    query_heading,
-    reader_heading,
 )
 from deepsift.report.writing.cited_text import (
     Answered,
@@ -84,10 +81,6 @@ class Writer:
         )
         self.check_names = is_english(language)
         self.report_language = language
-        # A section headed "Conclusion" would stand beside the report's own.
-        says = labels(language)
-        self.reserved = [*(v for v in says.model_dump().values() if isinstance(v, str))]
-        self.reserved.append(says.documents[0])
         local = deps.settings.uses_local_llm
         self.writing = LOCAL_WRITING if local else None
         self.summing = LOCAL_SUMMING if local else None
@@ -230,52 +223,29 @@ class Writer:
 
     def frame(
         self, parts: list[tuple[str, list[CitedSentence]]]
-    ) -> tuple[str, list[str], list[CitedSentence | None], list[CitedSentence]]:
-        """The title; for each part (its text, its section's sentences, the answer first) a
-        heading (the part's own words where the reply gives none fit to print) and a key
-        finding (None where the reply gave none that passed the checks); and the conclusion's
-        sentences that passed them, citing only what the sections cite."""
+    ) -> tuple[str, list[CitedSentence]]:
+        """The title, and the conclusion's sentences that pass the checks, citing only what
+        the sections cite, written from each part's answer and the sentence after it."""
         shown = "\n\n".join(
             f"{n}. {part}\n" + quoted(" ".join(with_marks(s) for s in said[:FRAME_SENTENCES]))
             for n, (part, said) in enumerate(parts, 1)
         )
         citable = {n for _, said in parts for s in said for n in s.excerpts}
-        count = len(parts)
-        user = prompt.FRAME_USER.format(
-            question=self.question, parts=shown, findings=count, language=self.language
-        )
+        user = prompt.FRAME_USER.format(question=self.question, parts=shown, language=self.language)
         asked = [SystemMessage(prompt.FRAME_SYSTEM), HumanMessage(user)]
-        most = {"headings": count, "findings": count, "conclusion": CONCLUSION_SENTENCES}
-        tokens = tokens_for(20 * count + 25 * CONCLUSION_SENTENCES) + 10 * count + 20
+        most = {"conclusion": CONCLUSION_SENTENCES}
+        tokens = tokens_for(25 * CONCLUSION_SENTENCES) + 20
         reply = self._ask(asked, ReportFrame, tokens, most, self.summing)
-        headings = self._fit(reply.headings if reply else [], [part for part, _ in parts])
         if reply is None:
-            return self.question, headings, [None] * count, []
-        # Each finding one sentence: one that runs to two keeps its first.
-        found = [clean([s], citable)[:1] for s in reply.findings[:count]]
-        found += [[]] * (count - len(found))
-        concluded = clean(reply.conclusion, citable)[:CONCLUSION_SENTENCES]
-        flat = [
-            self.readable(s[0]) if s else CitedSentence(text="", excerpts=[]) for s in found
-        ] + [self.readable(s) for s in concluded]
+            return self.question, []
+        concluded = [self.readable(s) for s in clean(reply.conclusion, citable)]
         texts = {n: evidence_of(self.chunk_of[n]) for n in citable if n in self.chunk_of}
         documents = {
             n: f"{label_of(self.chunk_of[n])} {self.chunk_of[n].title} {self.chunk_of[n].source}"
             for n in texts
         }
-        kept = self._checked(flat, texts, documents, "", asked, reply)
-        kept = [s if s and s.text else None for s in kept]
-        title = printed_heading(reply.title, self.question)
-        return title, headings, kept[:count], [s for s in kept[count:] if s]
-
-    def _fit(self, written: list[str], parts: list[str]) -> list[str]:
-        """Each part's heading from `written`, or, where it gives none fit to print, the
-        part's own words."""
-        return [
-            reader_heading(written[n] if n < len(written) else "", [self.question, *self.reserved])
-            or query_heading(part)
-            for n, part in enumerate(parts)
-        ]
+        kept = self._checked(concluded[:CONCLUSION_SENTENCES], texts, documents, "", asked, reply)
+        return printed_heading(reply.title, self.question), [s for s in kept if s and s.text]
 
     def _checked(
         self,
