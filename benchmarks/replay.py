@@ -3,13 +3,16 @@ change of code leaves the reports as they were (or which request it changed).
 
     python benchmarks/replay.py record REPLIES.sqlite -- eval reports --corpus DIR ...
     python benchmarks/replay.py replay REPLIES.sqlite -- eval reports --corpus DIR ...
+    python benchmarks/replay.py extend REPLIES.sqlite -- eval reports --corpus DIR ...
 
 Both run the `deepsift` command in this process with the chat model's reply cache widened to
 every call: `record` keeps each request (its messages and parameters) with its reply; `replay`
 answers each request from the recording and lets the model answer only a request it has not
 seen, which it prints (the nearest recorded request beside it, as a diff) and counts. Run
 `record` with the base commit's code first on the PYTHONPATH (a worktree), `replay` with the
-new code: identical reports with 0 new requests show a pure move.
+new code: identical reports with 0 new requests show a pure move. `extend` answers what the
+recording holds and records what it does not: a change to the report's last steps is tried
+again without waiting for the steps before them (their seconds are then not the model's).
 """
 
 import difflib
@@ -55,12 +58,13 @@ def _patch(recording: Recording) -> None:
     lookup, update = RunReplies.lookup, RunReplies.update
 
     def recorded_lookup(self, prompt, llm_string):
-        if recording.mode == "replay":
+        if recording.mode in ("replay", "extend"):
             with recording.lock:
                 kept = recording.reply(replies._key(prompt, llm_string))
                 if kept is None:
                     recording.new += 1
-                    recording.show_new(_request(prompt, llm_string))
+                    if recording.mode == "replay":
+                        recording.show_new(_request(prompt, llm_string))
                 else:
                     recording.hits += 1
             if kept is not None:
@@ -69,7 +73,7 @@ def _patch(recording: Recording) -> None:
         return lookup(self, prompt, llm_string)
 
     def recording_update(self, prompt, llm_string, return_val):
-        if recording.mode == "record":
+        if recording.mode in ("record", "extend"):
             reply = json.dumps(replies._messages(return_val))
             with recording.lock:
                 recording.keep(
@@ -87,7 +91,7 @@ def _request(prompt: str, llm_string: str) -> str:
 
 def main() -> None:
     mode, path, dash, *argv = sys.argv[1:]
-    if mode not in ("record", "replay") or dash != "--":
+    if mode not in ("record", "replay", "extend") or dash != "--":
         sys.exit(__doc__)
     recording = Recording(Path(path), mode)
     _patch(recording)

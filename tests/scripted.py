@@ -13,17 +13,17 @@ SUB_QUERIES = [
 
 
 REWRITE_ASKED = "of your reply do not hold to the excerpts"
-ORDINALS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth"]
 HEADINGS = {"German": "Ergebnisse", "French": "Résultats"}  # a section heading by language
+ORDINALS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth"]
 
 
 class ScriptedResearcher:
     """decompose -> fixed sub-queries; route -> every listed source; reflect -> one follow-up
     query the first time for each question, then []; sections cite every excerpt shown plus a
     number never shown, and write as many words as asked, taken from the excerpts (so they pass
-    the claim check), each answering its part with its first sentence (or `answer`); headings
-    are in the language asked; `false_figure` adds a sentence whose figure no excerpt holds,
-    which the rewrite corrects (or, with `rewrite_fails`, repeats)."""
+    the claim check), each answering its part with its first sentence (or `answer`);
+    `false_figure` adds a sentence whose figure no excerpt holds, which the rewrite corrects
+    (or, with `rewrite_fails`, repeats)."""
 
     def __init__(
         self,
@@ -32,8 +32,8 @@ class ScriptedResearcher:
         follow_up_if: str = "",
         false_figure: str = "",
         rewrite_fails: bool = False,
-        heading: str = "",
         answer: str = "",
+        title: str = "What the evidence says",
     ):
         self.sub_queries = sub_queries
         self.follow_ups = ["River Orrin phosphorus load"] if follow_ups is None else follow_ups
@@ -41,7 +41,7 @@ class ScriptedResearcher:
         self.reflections: dict[str, int] = {}  # question -> reflections asked so far
         self.false_figure = false_figure
         self.rewrite_fails = rewrite_fails
-        self.heading = heading  # every section's heading, when given
+        self.title = title
         self.answer = answer  # every section's answer, when given
 
     def __call__(self, body: dict[str, Any]) -> Any:
@@ -74,19 +74,12 @@ class ScriptedResearcher:
             return {"answer": self.answer or (said[0] if said else ""), "sentences": restated}
         if name == "ReportFrame":
             cited = sorted({int(n) for n in re.findall(r"\[(\d+)\]", text)})
-            findings = int(re.search(r"Write (\d+) headings", text)[1])
+            count = int(re.search(r"Write the title, (\d+) headings", text)[1])
             language = re.search(r"every sentence in (\w+)", text)
             heading = HEADINGS[language[1]] if language else "What the sources show"
             return {
-                "title": "What the evidence says",
-                "headings": [self.heading or f"{heading}: {n}" for n in range(1, findings + 1)],
-                "findings": [
-                    {
-                        "text": f"The {ORDINALS[i]} finding holds.",
-                        "excerpts": [cited[i % len(cited)]],
-                    }
-                    for i in range(findings)
-                ],
+                "title": self.title,
+                "headings": [f"{heading}: {n}" for n in range(1, count + 1)],
                 "conclusion": [
                     {"text": "In conclusion, the facts answer it.", "excerpts": cited[:1]}
                 ],

@@ -96,27 +96,25 @@ def test_a_document_that_answers_no_part_is_not_cited(tmp_path, sample_store):
 ANSWER = "The final out-turn cost of Kestrel Works is EUR 29.3 million."
 
 
-def test_a_section_opens_with_its_answer(tmp_path, sample_store):
-    """The model's answer to the part, held to the excerpts, is its section's first sentence."""
+def test_a_parts_answer_leads_as_its_key_finding_and_its_section_goes_on_from_it(
+    tmp_path, sample_store
+):
+    """The model's answer to the part, held to the excerpts, is said first, once: as the
+    part's key finding, not again in its section."""
     result, _ = run(tmp_path, sample_store, ScriptedResearcher(answer=ANSWER))
 
-    sections = _sections(result.report)
-    costed = [said for said in sections if "29.3 million" in said]
-    assert costed and all(said.startswith(ANSWER.removesuffix(".") + " [") for said in costed)
+    findings = result.report.split("## Key findings\n\n")[1].split("\n\n")[0].splitlines()
+    assert any(f.startswith(f"- {ANSWER.removesuffix('.')} [") for f in findings)
+    assert result.report.count(ANSWER.removesuffix(".")) == 1
 
 
 def test_an_answer_whose_figure_no_excerpt_holds_is_not_given(tmp_path, sample_store):
-    """An answer stating a cost no excerpt states is left out; the section opens with its
-    strongest evidence sentence instead."""
+    """An answer stating a cost no excerpt states is left out (and noted); the part's
+    strongest evidence sentence leads instead."""
     false = "The final out-turn cost of Kestrel Works is EUR 99.9 million."
     result, _ = run(tmp_path, sample_store, ScriptedResearcher(answer=false))
 
-    sections = _sections(result.report)
-    assert sections and "99.9" not in result.report
-    assert all(re.match(r"[^\[]+\[\d+\]", said) for said in sections)  # a cited sentence first
-
-
-def _sections(report: str) -> list[str]:
-    """Each part's section's text, headings, table and lists aside."""
-    own = r"(?!Key findings|Documents|Conclusion|Notes|Sources)"
-    return re.findall(rf"^## {own}.*\n\n([^\n]*)", report, re.MULTILINE)
+    findings = result.report.split("## Key findings\n\n")[1].split("\n\n")[0].splitlines()
+    assert findings and "99.9" not in result.report
+    assert all(re.match(r"- [^\[]+\[\d+\]\.$", f) for f in findings)  # cited sentences
+    assert "do not state their figures or names" in result.report.split("## Notes")[1]

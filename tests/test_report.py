@@ -22,7 +22,7 @@ from deepsift.report.writing.writer import CONCLUSION_SENTENCES
 from deepsift.text.amounts import numbers
 
 from fake_openai import FakeOpenAI, last_user_text, schema_name
-from scripted import ORDINALS, ScriptedResearcher
+from scripted import ScriptedResearcher
 
 QUESTION = "Why was Kestrel Works built, what did it cost against its budget, and did it work?"
 FALSE = "The plant cost €99.9m in the end."
@@ -51,7 +51,7 @@ def headings(report: str) -> list[str]:
     return re.findall(r"^## (.*)$", report, re.MULTILINE)
 
 
-def test_the_report_has_a_title_cited_findings_written_headings_a_conclusion_and_sources(
+def test_the_report_has_a_title_its_parts_answers_headed_sections_a_conclusion_and_sources(
     tmp_path, sample_store
 ):
     result, _ = run(tmp_path, sample_store)
@@ -60,7 +60,7 @@ def test_the_report_has_a_title_cited_findings_written_headings_a_conclusion_and
     assert report.startswith("# What the evidence says\n")  # the model's title
     found = headings(report)
     assert found[0] == "Key findings" and "Conclusion" in found and found[-1] == "Sources"
-    # One finding for each part of the question the evidence answers.
+    # One finding for each part of the question the evidence answers: its answer.
     findings = report.split("## Key findings\n\n")[1].split("\n\n")[0].splitlines()
     assert 2 <= len(findings) <= len(question_parts(QUESTION)) == 3
     assert all(re.match(r"- .+\[\d+\]\.$", line) for line in findings)
@@ -70,10 +70,10 @@ def test_the_report_has_a_title_cited_findings_written_headings_a_conclusion_and
     assert table[0] == "| Document | Title | Date | Status | Authors | What it says |"
     assert any("Lake Veldmere Water Authority" in row for row in table)  # its authors' fact
     assert all(re.search(r"\[\d+\] \|$", row) for row in table[2:])
+    # Each answered part got one section, headed by the part in its own words (the model's
+    # headings are for a report in another language).
     sections = found[2 : found.index("Conclusion")]
-    assert all(h.startswith("What the sources show: ") for h in sections)  # written, not asked
-    # Each answered part got one section.
-    assert len(findings) <= len(sections) <= len(question_parts(QUESTION))
+    assert sections and set(sections) <= set(question_parts(QUESTION))
 
 
 def test_the_frame_caps_its_lists_and_an_endpoint_gets_no_embedded_server_penalties(
@@ -87,12 +87,11 @@ def test_the_frame_caps_its_lists_and_an_endpoint_gets_no_embedded_server_penalt
     assert planned["queries"]["maxItems"] == Settings().max_sub_queries
     asked = next(s["schema"]["properties"] for s in schemas if s["name"] == "Reflection")
     assert asked["queries"]["maxItems"] == MAX_NEW_QUERIES
-    # One heading and one finding for each part answered, a conclusion of a few sentences.
+    # A heading for each part answered, a conclusion of a few sentences.
     frame = next(b for b in requests if schema_name(b) == "ReportFrame")
     parts = len(re.findall(r"^\d+\. ", last_user_text(frame), re.MULTILINE))
     listed = frame["response_format"]["json_schema"]["schema"]["properties"]
-    for field in ("headings", "findings"):
-        assert listed[field]["maxItems"] == parts >= 2
+    assert listed["headings"]["maxItems"] == parts >= 2
     assert listed["conclusion"]["maxItems"] == CONCLUSION_SENTENCES
     # A section restates exactly the sentences it is asked to, no more, no fewer.
     sections = [b for b in requests if schema_name(b) == "Answered"]
@@ -161,7 +160,7 @@ def test_a_figure_the_frame_states_that_no_cited_excerpt_holds_is_rewritten_or_d
     def inventing(body):
         reply = scripted(body)
         if schema_name(body) == "ReportFrame":
-            reply["findings"][0]["text"] = FALSE
+            reply["conclusion"][0]["text"] = FALSE
         return reply
 
     result, requests = run(tmp_path, sample_store, inventing)
@@ -193,18 +192,25 @@ def test_a_figure_in_the_scale_a_table_names_as_its_unit_is_held():
     assert unsupported("It cost €29.3 million.", ["It cost 29.3 in all."]) == ["29,300,000"]
 
 
-@pytest.mark.parametrize("heading", ["Why was it built?", "Conclusion", "sources"])
-def test_a_section_heading_that_is_a_question_or_the_reports_own_gives_way_to_its_part(
+@pytest.mark.parametrize("heading", ["Warum wurde es gebaut?", "Fazit", "Quellen"])
+def test_a_translated_heading_that_is_a_question_or_the_reports_own_gives_way_to_its_part(
     tmp_path, sample_store, heading
 ):
-    result, _ = run(tmp_path, sample_store, ScriptedResearcher(heading=heading))
+    scripted = ScriptedResearcher()
+
+    def heading_badly(body):
+        reply = scripted(body)
+        if schema_name(body) == "ReportFrame":
+            reply["headings"] = [heading] * len(reply["headings"])
+        return reply
+
+    result, _ = run(tmp_path, sample_store, heading_badly, language="German")
 
     found = headings(result.report)
-    found = found[2 : found.index("Conclusion")]  # after the key findings and the documents
-    # Each part heads its section in its own words.
+    found = found[2 : found.index("Fazit")]  # after the key findings and the documents
     assert set(found) <= set(question_parts(QUESTION))
     assert len(set(found)) == len(found) >= 2
-    assert headings(result.report).count("Conclusion") == 1
+    assert headings(result.report).count("Fazit") == 1 and headings(result.report)[-1] == "Quellen"
 
 
 def test_a_heading_that_starts_with_sources_keeps_the_rest_of_the_report():
@@ -259,7 +265,15 @@ def test_a_sentence_citing_the_wrong_excerpt_cites_the_one_that_holds_its_figure
 
 
 def test_sections_the_model_gives_one_heading_keep_distinct_headings(tmp_path, sample_store):
-    result, _ = run(tmp_path, sample_store, ScriptedResearcher(heading="Kestrel Works"))
+    scripted = ScriptedResearcher()
+
+    def one_heading(body):
+        reply = scripted(body)
+        if schema_name(body) == "ReportFrame":
+            reply["headings"] = ["Kestrel Works"] * len(reply["headings"])
+        return reply
+
+    result, _ = run(tmp_path, sample_store, one_heading, language="French")
 
     sections = headings(result.report)[2:-2]  # after the key findings and the documents
     assert sections[0] == "Kestrel Works" and len(set(sections)) == len(sections) >= 2
@@ -273,18 +287,16 @@ def test_a_conclusion_that_only_repeats_the_key_findings_is_left_out_and_noted(
 
     def repeating(body):
         reply = scripted(body)
-        if schema_name(body) == "ReportFrame":
-            reply["findings"] = [
-                {"text": f"The {ORDINALS[i]} finding holds for Kestrel Works in full.", **f}
-                for i, f in enumerate({"excerpts": f["excerpts"]} for f in reply["findings"])
-            ]
-            reply["conclusion"] = reply["findings"]
+        if schema_name(body) == "ReportFrame":  # each part's answer, as it was shown
+            shown = re.findall(r"^\d+\. .*\n<excerpt>\n(.*?) \[(\d+)\]", last_user_text(body), re.M)
+            reply["conclusion"] = [{"text": said, "excerpts": [int(n)]} for said, n in shown]
         return reply
 
     result, _ = run(tmp_path, sample_store, repeating)
 
+    findings = result.report.split("## Key findings\n\n")[1].split("\n\n")[0].splitlines()
     ending = result.report.split("## Conclusion\n\n")[-1].split("\n\n")[0]
-    assert "finding holds" not in ending
+    assert findings and not any(re.sub(r" \[\d+\]\.$", "", f[2:]) in ending for f in findings)
     notes = result.report.split("## Notes")[1].split("## Sources")[0]
     assert "it says again what another sentence of the report says" in notes
 
@@ -324,23 +336,3 @@ def test_the_opening_of_the_document_a_part_s_search_ranks_first_is_gathered(tmp
     assert 0 not in searched  # its search alone misses the summary
     assert leads[0][0] == ("rfcs", str((folder / "2344-const-looping.md").resolve()))
     assert any(c.position == 0 and "repeating work" in c.text for c in found.values())
-
-
-def test_a_finding_without_a_figure_for_a_part_that_asks_one_is_left_out(tmp_path, sample_store):
-    """ "What did it cost against its budget" asks for an amount: "Kestrel Works is the second
-    plant" answers nothing of it, and goes; the other parts keep theirs."""
-    scripted = ScriptedResearcher()
-
-    def without_figures(body):
-        reply = scripted(body)
-        if schema_name(body) == "ReportFrame":
-            reply["findings"] = [
-                {"text": f"Kestrel Works is the {ORDINALS[i]} plant.", "excerpts": f["excerpts"]}
-                for i, f in enumerate(reply["findings"])
-            ]
-        return reply
-
-    result, _ = run(tmp_path, sample_store, without_figures)
-
-    findings = result.report.split("## Key findings\n\n")[1].split("\n\n")[0]
-    assert "the first plant" in findings and "the second plant" not in findings

@@ -142,12 +142,10 @@ def _written(
     answered = [s.part for s, _ in kept]
     unanswered = sorted(set(unanswered) | (set(range(len(parts))) - set(answered)))
     if kept:
-        title, conclusion = writer.frame([(parts[s.part], t) for s, t in kept])
+        title, headings, conclusion = writer.frame([(parts[s.part], t) for s, t in kept])
         # Each part's answer is its key finding, said there once; its section goes on from it.
         findings = [said[0] for _, said in kept]
-        headings = distinct_headings(
-            [query_heading(parts[s.part]) for s, _ in kept], [parts[s.part] for s, _ in kept]
-        )
+        headings = distinct_headings(headings, [query_heading(parts[s.part]) for s, _ in kept])
         body = [(h, said[1:]) for h, (_, said) in zip(headings, kept, strict=True)]
     return title, findings, body, conclusion, unanswered
 

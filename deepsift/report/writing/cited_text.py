@@ -62,10 +62,12 @@ class Answered(BaseModel):
 
 
 class ReportFrame(BaseModel):
-    """What the report says around its sections: a title and the conclusion. A reply cut off
-    by its token limit keeps what it got to (the list defaults to empty)."""
+    """What the report says around its sections: a title, the parts as headings and the
+    conclusion. A reply cut off by its token limit keeps what it got to (the lists default to
+    empty)."""
 
     title: str
+    headings: list[str] = []
     conclusion: Sentences = []
 
 

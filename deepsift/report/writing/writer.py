@@ -23,6 +23,8 @@ from deepsift.report.output.documents_table import when
 from deepsift.report.output.headings import (
     is_english,
     printed_heading,
+    query_heading,
+    reader_heading,
 )
 from deepsift.report.writing.cited_text import (
     Answered,
@@ -223,21 +225,31 @@ class Writer:
 
     def frame(
         self, parts: list[tuple[str, list[CitedSentence]]]
-    ) -> tuple[str, list[CitedSentence]]:
-        """The title, and the conclusion's sentences that pass the checks, citing only what
-        the sections cite, written from each part's answer and the sentence after it."""
+    ) -> tuple[str, list[str], list[CitedSentence]]:
+        """The title; the parts as headings, in the report's language where one is asked
+        (else, or where the reply gives none fit to print, each part's own words); and the
+        conclusion's sentences that pass the checks, citing only what the sections cite,
+        written from each part's answer and the sentence after it."""
         shown = "\n\n".join(
             f"{n}. {part}\n" + quoted(" ".join(with_marks(s) for s in said[:FRAME_SENTENCES]))
             for n, (part, said) in enumerate(parts, 1)
         )
         citable = {n for _, said in parts for s in said for n in s.excerpts}
-        user = prompt.FRAME_USER.format(question=self.question, parts=shown, language=self.language)
+        user = prompt.FRAME_USER.format(
+            question=self.question, parts=shown, count=len(parts), language=self.language
+        )
         asked = [SystemMessage(prompt.FRAME_SYSTEM), HumanMessage(user)]
-        most = {"conclusion": CONCLUSION_SENTENCES}
-        tokens = tokens_for(25 * CONCLUSION_SENTENCES) + 20
+        most = {"headings": len(parts), "conclusion": CONCLUSION_SENTENCES}
+        tokens = tokens_for(25 * CONCLUSION_SENTENCES) + 15 * len(parts) + 20
         reply = self._ask(asked, ReportFrame, tokens, most, self.summing)
+        named = reply.headings if reply and self.report_language else []
+        headings = [
+            (reader_heading(named[n], [self.question]) if n < len(named) else "")
+            or query_heading(part)
+            for n, (part, _) in enumerate(parts)
+        ]
         if reply is None:
-            return self.question, []
+            return self.question, headings, []
         concluded = [self.readable(s) for s in clean(reply.conclusion, citable)]
         texts = {n: evidence_of(self.chunk_of[n]) for n in citable if n in self.chunk_of}
         documents = {
@@ -245,7 +257,8 @@ class Writer:
             for n in texts
         }
         kept = self._checked(concluded[:CONCLUSION_SENTENCES], texts, documents, "", asked, reply)
-        return printed_heading(reply.title, self.question), [s for s in kept if s and s.text]
+        title = printed_heading(reply.title, self.question)
+        return title, headings, [s for s in kept if s and s.text]
 
     def _checked(
         self,
