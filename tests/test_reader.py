@@ -70,6 +70,11 @@ def test_a_document_is_named_its_voice_quoted_and_its_markup_removed():
     assert plain("See [the guide](https://example.org/guide) i.e. the book.") == (
         "See the guide that is, the book."
     )
+    # A link spaced apart (a model's answer gave one) reads as its text too.
+    assert plain("[Refining RFCs] (https://example.org/t/3656), the thread.") == (
+        "Refining RFCs, the thread."
+    )
+    assert plain("See [RFC 1] (the first).") == "See [RFC 1] (the first)."
 
 
 def test_a_sentence_that_introduces_a_list_carries_it_or_goes():

@@ -105,11 +105,13 @@ def test_the_frame_caps_its_lists_and_an_endpoint_gets_no_embedded_server_penalt
     assert not any({"dry_multiplier", "repeat_last_n"} & body.keys() for body in requests)
 
 
-def test_a_brief_report_lands_within_thirty_percent_of_its_target(tmp_path, sample_store):
+def test_a_brief_report_stays_within_its_length(tmp_path, sample_store):
+    """A length bounds a report; its chosen documents' evidence may give fewer words (a
+    section says only what they add to its part's answer)."""
     result, requests = run(tmp_path, sample_store, length="brief")
 
     target = SHAPES["brief"].words
-    assert abs(body_words(result.report) - target) <= 0.3 * target, body_words(result.report)
+    assert 0.3 * target <= body_words(result.report) <= 1.3 * target, body_words(result.report)
     # One call a section (a part of the question has a section of its own).
     fixed = {"Key findings", "Documents", "Conclusion", "Notes", "Sources"}
     sections = sum(h not in fixed for h in headings(result.report))

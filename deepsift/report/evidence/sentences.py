@@ -197,17 +197,19 @@ def plan(
     if not parts or not candidates:
         return [], list(range(len(parts)))
     scores = _scores(parts, queries, candidates, embedder, leads or [[] for _ in parts])
-    if chosen is not None:  # a sentence answers only the parts that chose its document
-        for n, documents in enumerate(chosen):
-            for i, (_, chunk) in enumerate(candidates):
-                if (chunk.collection, chunk.source) not in documents:
-                    scores[n, i] = -np.inf
     # A sentence goes to the part it stands out for: a part near every sentence (the subject
     # the whole question is about) would otherwise take the others' evidence.
-    finite = np.where(np.isfinite(scores), scores, np.nan)
-    spread = np.nan_to_num(np.nanstd(finite, axis=1, keepdims=True), nan=1.0).clip(1e-6)
-    centre = np.nan_to_num(np.nanmean(finite, axis=1, keepdims=True))
-    best = ((scores - centre) / spread).argmax(axis=0)
+    spread = scores.std(axis=1, keepdims=True).clip(1e-6)
+    standing = (scores - scores.mean(axis=1, keepdims=True)) / spread
+    if chosen is not None:
+        # Only to a part that chose its document, and of those, to the ones it was chosen
+        # for first ("the 2019 roadmap" takes the 2019 RFC's sentences, not "2020").
+        rank = np.array(
+            [[_rank(documents, chunk) for _, chunk in candidates] for documents in chosen]
+        )
+        scores = np.where(np.isfinite(rank), scores, -np.inf)
+        standing = np.where(rank == rank.min(axis=0), standing, -np.inf)
+    best = standing.argmax(axis=0)
     picked: list[list[Evidence]] = [[] for _ in parts]
     for i, (text, chunk) in enumerate(candidates):
         part = int(best[i])
@@ -222,6 +224,12 @@ def plan(
     answered = [n for n, evidence in enumerate(picked) if len(evidence) >= ANSWERED]
     unanswered = [n for n in range(len(parts)) if n not in answered[:sections]]
     return [PlannedSection(part=n, evidence=picked[n]) for n in answered[:sections]], unanswered
+
+
+def _rank(documents: list[tuple[str, str]], chunk: Chunk) -> float:
+    """Where the chunk's document stands among a part's chosen documents (inf: not chosen)."""
+    document = (chunk.collection, chunk.source)
+    return float(documents.index(document)) if document in documents else np.inf
 
 
 def _candidates(chunks: list[Chunk]) -> list[tuple[str, Chunk]]:
