@@ -29,7 +29,9 @@ def test_a_report_asked_on_a_list_has_a_part_for_each_item():
         "await syntax, to later additions such as async closures, async iterators and gen "
         "blocks. For each step, say what was added."
     )
-    assert question_parts(asked) == [
+    # A sentence that opens with an instruction says how to treat the parts too.
+    instructed = asked.replace("For each step, say what was added.", "Give figures where stated.")
+    assert question_parts(asked) == question_parts(instructed) == [
         "The first RFC",
         "The pinning API",
         "The await syntax",

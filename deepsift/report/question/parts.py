@@ -39,6 +39,12 @@ _COMPARED = re.compile(
 _ASIDE = re.compile(r"(?i)(?:besides|apart from|except|other than|aside from)\s")
 # A sentence with these, past the first, says how to treat every part ("For each step, say ...").
 _FOR_EVERY = re.compile(r"\b(?:each|every|all of them|both)\b", re.IGNORECASE)
+# So does one past the first that opens with an instruction ("Give concrete figures where ...").
+_INSTRUCTS = re.compile(
+    r"^(?:please\s+)?(?:give|cover|include|name|say|state|use|list|mention|cite|quote|keep|"
+    r"focus|mark|note|explain)\b",
+    re.IGNORECASE,
+)
 
 
 def question_parts(question: str) -> list[str]:
@@ -47,7 +53,7 @@ def question_parts(question: str) -> list[str]:
     parts: list[str] = []
     sentences = [s for s in split_sentences(" ".join(question.split())) if s.strip()]
     for n, sentence in enumerate(sentences):
-        if n and _FOR_EVERY.search(sentence):
+        if n and (_FOR_EVERY.search(sentence) or _INSTRUCTS.match(sentence)):
             continue
         asked = _ASKING.match(sentence)
         text = sentence[asked.end() :] if asked else sentence
