@@ -31,14 +31,18 @@ def test_a_report_asked_on_a_list_has_a_part_for_each_item():
     )
     # A sentence that opens with an instruction says how to treat the parts too.
     instructed = asked.replace("For each step, say what was added.", "Give figures where stated.")
-    assert question_parts(asked) == question_parts(instructed) == [
-        "The first RFC",
-        "The pinning API",
-        "The await syntax",
-        "Async closures",
-        "Async iterators",
-        "Gen blocks",
-    ]
+    assert (
+        question_parts(asked)
+        == question_parts(instructed)
+        == [
+            "The first RFC",
+            "The pinning API",
+            "The await syntax",
+            "Async closures",
+            "Async iterators",
+            "Gen blocks",
+        ]
+    )
 
 
 def test_a_range_of_years_is_a_part_a_year_and_an_and_inside_a_name_stays():

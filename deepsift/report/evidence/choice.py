@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from deepsift.llm.embedders import Embedder, similarities
 from deepsift.records import Chunk
 from deepsift.report.evidence.documents import label_of
-from deepsift.report.output.documents_table import when
+from deepsift.text.dates import when
 from deepsift.text.terms import held_shares, stem, terms
 from deepsift.text.words import words
 

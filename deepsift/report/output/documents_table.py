@@ -2,18 +2,15 @@
 (deepsift.ingest.facts): identifier, title, date, status, authors and what each says, in the
 order of their dates where they give them (a timeline), each row citing its document."""
 
-import re
-
 from deepsift.records import Chunk
 from deepsift.report.output.headings import Labels
+from deepsift.text.dates import when
 from deepsift.text.marks import mark
 from deepsift.text.markup import plain
 
 LEAST_DOCUMENTS = 2  # a table of one document is a sentence
 MOST_AUTHORS = 3
 CELL_CHARS = 200
-_YEAR = re.compile(r"\b(1[89]\d\d|2\d\d\d)\b")
-_ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 
 
 def documents_table(cited: list[tuple[int, Chunk]], says: Labels) -> str:
@@ -45,15 +42,6 @@ def documents_table(cited: list[tuple[int, Chunk]], says: Labels) -> str:
         cells[-1] = f"{cells[-1]} {mark(n)}".strip()
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
-
-
-def when(date: str) -> tuple[int, str]:
-    """A date's sort key: an ISO date as it stands, else its year; undated last."""
-    if iso := _ISO.search(date):
-        return (0, iso[0])
-    if year := _YEAR.search(date):
-        return (0, year[0])
-    return (1, "")
 
 
 def _cell(text: str) -> str:

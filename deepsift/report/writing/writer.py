@@ -19,7 +19,6 @@ from deepsift.report.checks.run import CHECKS, Against, first_problem
 from deepsift.report.checks.statements import repeated
 from deepsift.report.evidence.documents import evidence_of, label_of
 from deepsift.report.evidence.sentences import Evidence, PlannedSection, as_prose, reads_alone
-from deepsift.report.output.documents_table import when
 from deepsift.report.output.headings import (
     is_english,
     printed_heading,
@@ -40,6 +39,7 @@ from deepsift.report.writing.voice import QUOTES_VOICE, as_reported, named_in
 from deepsift.run.state import ResearchState
 from deepsift.text.amounts import numbers
 from deepsift.text.asks import about_figures
+from deepsift.text.dates import when
 from deepsift.text.markup import plain
 from deepsift.text.sentences import split_sentences
 from deepsift.text.words import words as words_of
