@@ -174,7 +174,8 @@ class Writer:
         or no excerpt of the section holds what it states, or a reader's check fails it."""
         written = named_in(as_prose(_SHOWN_LABEL.sub("", answer)), evidence[0].chunk)
         sentences = clean([CitedSentence(text=written, excerpts=[])])
-        if not answer.strip(" .") or not sentences:
+        # A tag left over from the quoted excerpts ("…RFC 1728.</") is no answer either.
+        if not answer.strip(" .") or not sentences or re.search(r"</|<\w+>", written):
             return None
         text = sentences[0].text
         chunks = list({e.chunk.id: e.chunk for e in evidence}.values())
