@@ -67,12 +67,12 @@ def test_marks_the_model_wrote_into_its_text_are_replaced_by_the_checked_ones():
 
 
 def test_a_reply_cut_off_mid_sentence_keeps_the_sentences_before_the_cut():
-    cut = '{"title": "T", "findings": [{"text": "A.", "excerpts": [1]}, {"text": "B is cu'
+    cut = '{"title": "T", "conclusion": [{"text": "A.", "excerpts": [1]}, {"text": "B is cu'
 
     frame = parse_json(cut, ReportFrame)
 
-    assert frame.title == "T" and [s.text for s in frame.findings] == ["A."]
-    assert frame.conclusion == []
+    assert frame.title == "T" and [s.text for s in frame.conclusion] == ["A."]
+    assert frame.headings == []
 
 
 def test_a_closing_clause_naming_the_source_is_left_to_the_citation():

@@ -10,10 +10,10 @@ from deepsift.records import Usage
 from deepsift.retrieval.sources import WEB
 
 # A research round keeps room for a section per sub-query, this many at most, then the
-# report's frame (title, findings, conclusion) and its section headings; the report writes
-# more sections (report.shape.SHAPES) and the claim check's rewrites only where calls are left.
+# report's frame (title, headings, conclusion) and one rewrite of what the claim check fails;
+# the report writes more sections and further rewrites only where calls are left.
 MAX_SECTIONS = 6
-FINISHING = 2  # the frame and the headings
+FINISHING = 2  # the frame and one rewrite
 
 
 def structured(calls: int) -> int:
