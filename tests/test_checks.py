@@ -200,25 +200,3 @@ def test_a_sentence_repeating_an_earlier_one_anywhere_in_the_report_is_left_out_
     assert _remarks(writer.left_out) == [
         "3 sentence(s) left out: it says again what another sentence of the report says."
     ]
-
-
-def test_a_part_whose_conclusion_sentence_failed_is_concluded_by_its_next_strongest_sentence():
-    from deepsift.report.compose import _concluded
-    from deepsift.report.evidence.sentences import PlannedSection
-
-    def said(text):
-        return CitedSentence(text=text, excerpts=[1])
-
-    finding = said("The final out-turn cost of Kestrel Works was EUR 29.3 million.")
-    section = [
-        said("The final out-turn cost of Kestrel Works was EUR 29.3 million in the end."),
-        said("The Board had approved a capital budget of EUR 24.6 million in 2021."),
-    ]
-    sections = [(PlannedSection(part=0, evidence=[]), section)]
-
-    ending = _concluded([None], [finding], sections, answered=[0])
-
-    assert ending == [said("The Board had approved a capital budget of EUR 24.6 million in 2021.")]
-    assert len(section) == 1  # moved, so it is said once
-    kept = said("It cost more than its budget.")
-    assert _concluded([kept], [finding], sections, answered=[0]) == [kept]

@@ -34,7 +34,7 @@ def test_every_citation_is_listed_and_maps_to_a_retrieved_chunk(settings, deps, 
         c for s in _checkpointed_sources(settings, result.thread_id) for c in s.chunk_ids
     }
     assert cited_chunks and cited_chunks <= retrieved
-    assert len({s.source for s in result.sources}) >= 3
+    assert len({s.source for s in result.sources}) >= 2
     assert result.usage.llm_calls == len(scripted_llm.requests)
 
 

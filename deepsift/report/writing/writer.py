@@ -21,6 +21,7 @@ from deepsift.report.evidence.documents import evidence_of, label_of
 from deepsift.report.evidence.sentences import Evidence, PlannedSection, as_prose, reads_alone
 from deepsift.report.output.headings import (
     is_english,
+    labels,
     printed_heading,
     query_heading,
     reader_heading,
@@ -83,6 +84,10 @@ class Writer:
         )
         self.check_names = is_english(language)
         self.report_language = language
+        # A section headed "Conclusion" (in the report's language) would stand beside its own.
+        says = labels(language)
+        self.reserved = [v for v in says.model_dump().values() if isinstance(v, str)]
+        self.reserved.append(says.documents[0])
         local = deps.settings.uses_local_llm
         self.writing = LOCAL_WRITING if local else None
         self.summing = LOCAL_SUMMING if local else None
@@ -175,7 +180,7 @@ class Writer:
         written = named_in(as_prose(_SHOWN_LABEL.sub("", answer)), evidence[0].chunk)
         sentences = clean([CitedSentence(text=written, excerpts=[])])
         # A tag left over from the quoted excerpts ("…RFC 1728.</") is no answer either.
-        if not answer.strip(" .") or not sentences or re.search(r"</|<\w+>", written):
+        if not answer.strip(" .") or not sentences or re.search(r"</|<[a-z]+>", written, re.I):
             return None
         text = sentences[0].text
         chunks = list({e.chunk.id: e.chunk for e in evidence}.values())
@@ -245,7 +250,7 @@ class Writer:
         reply = self._ask(asked, ReportFrame, tokens, most, self.summing)
         named = reply.headings if reply and self.report_language else []
         headings = [
-            (reader_heading(named[n], [self.question]) if n < len(named) else "")
+            (reader_heading(named[n], [self.question, *self.reserved]) if n < len(named) else "")
             or query_heading(part)
             for n, (part, _) in enumerate(parts)
         ]
