@@ -139,6 +139,7 @@ def test_a_user_s_whole_path_through_the_page(server, tmp_path: Path):
                 if link.inner_text() not in opened:
                     opened.add(link.inner_text())
                     link.click()
+            expect(page.locator(".excerpt").first).to_be_visible()  # opened after a fetch
             excerpts = " ".join(page.locator(".excerpt").all_inner_texts())
             assert "Kestrel Works" in excerpts or "Veldmere" in excerpts
             expect(page.locator(".excerpt .dim").first).to_contain_text("passage")
