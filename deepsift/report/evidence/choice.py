@@ -94,9 +94,10 @@ def document_scores(
     for n, part_queries in enumerate(queries):
         for column, share in enumerate(held_shares(terms(part_queries[0]), bags)):
             scores[n, column] += CARD_TERMS_BONUS * share
+    column_of = {card.document: n for n, card in enumerate(cards)}
     for n, lead in enumerate(leads):
         for rank, document in enumerate(lead[:LEADS]):
-            if (column := _index(cards, document)) is not None:
+            if (column := column_of.get(document)) is not None:
                 scores[n, column] += LEAD_BONUS / (1 + rank)
     if len(queries) > 1:
         scores -= SUBJECT_WEIGHT * scores.mean(axis=0, keepdims=True)
@@ -138,7 +139,3 @@ def _dated(part: str) -> str:
     if _FIRST.search(part):
         return "first"
     return "latest" if _LATEST.search(part) else ""
-
-
-def _index(cards: list[Card], document: Document) -> int | None:
-    return next((n for n, card in enumerate(cards) if card.document == document), None)
