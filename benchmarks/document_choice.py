@@ -27,7 +27,7 @@ from deepsift.llm.embedders import get_embedder
 from deepsift.llm.structured import ask_structured
 from deepsift.report.evidence import choice, sentences
 from deepsift.report.evidence.choice import cards_of, choose_documents, document_scores
-from deepsift.report.question.parts import part_queries, question_parts, with_names
+from deepsift.report.question.parts import part_searches, question_parts
 from deepsift.report.writing.excerpts import quoted
 from deepsift.retrieval.search import search_parts
 
@@ -59,7 +59,7 @@ def main() -> None:
 def _rows(q: dict, collection: str, deps: Deps, args) -> list[dict]:
     question = q["question"]
     parts = question_parts(question) or [question]
-    queries = [[with_names(p, question) for p in part_queries(part)] for part in parts]
+    queries = [part_searches(part, question) for part in parts]
     found, leads = search_parts(parts, queries, [collection], [], deps)
     chunks = sorted(found.values(), key=lambda c: -c.score)
     gold = set(q.get("gold_sources") or [])

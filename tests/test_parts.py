@@ -3,7 +3,7 @@ evidence sentences, chosen in code (deepsift.report.evidence.sentences)."""
 
 from deepsift.records import Chunk
 from deepsift.report.evidence.sentences import as_prose, reads_alone, sentences_of
-from deepsift.report.question.parts import part_queries, question_parts, with_names
+from deepsift.report.question.parts import part_queries, part_searches, question_parts, with_names
 
 DEMO = (
     "Why was the Kestrel Works treatment plant built, how much did it cost in the end compared "
@@ -105,3 +105,36 @@ def test_a_sentence_that_leans_on_the_one_before_is_restated_and_others_stand():
     assert not reads_alone("Location: Kestrel Weir on the River Orrin")
     assert as_prose("**design** removal: 12.5 t/yr") == "Design removal: 12.5 t/yr."
     assert as_prose("<excerpt>It ran.</excerpt>") == "It ran."
+
+
+def test_a_list_inside_an_item_and_a_question_with_two_subjects_stay_one_part():
+    asked = (
+        "Write a report on the opcode: its renaming, how its gas cost and the rebate changed, "
+        "the proposals to discourage, neuter or deactivate it, the changes to how validators "
+        "join, leave and hold balances, and the cost of state creation and state access."
+    )
+    assert question_parts(asked) == [
+        "Its renaming",
+        "How its gas cost and the rebate changed",
+        "The proposals to discourage, neuter or deactivate it",
+        "The changes to how validators join, leave and hold balances",
+        "The cost of state creation and state access",
+    ]
+
+
+def test_for_each_member_of_a_range_is_a_part():
+    asked = (
+        "Write a report on how the wire protocol evolved across its versions 64 through 66: "
+        "for each version, what was added, changed or removed, and the motivation given."
+    )
+    assert question_parts(asked) == [
+        f"How the wire protocol evolved across its version {n}" for n in (64, 65, 66)
+    ]
+
+
+def test_a_part_that_says_it_is_also_searched_with_the_question_s_subject():
+    asked = "Write a report on the self-destruct opcode: its renaming, and the gas refunds."
+    searches = part_searches("Its renaming", asked)
+    assert "Its renaming: the self-destruct opcode" in searches
+    assert "Its renaming" in searches  # bare too: the names would pull toward the subject
+    assert not any("self-destruct" in s for s in part_searches("The gas refunds", asked))

@@ -16,7 +16,7 @@ from deepsift.report.evidence.sentences import PlannedSection, plan
 from deepsift.report.output.citations import cited_report, web_remark
 from deepsift.report.output.documents_table import documents_table
 from deepsift.report.output.headings import distinct_headings, labels, query_heading
-from deepsift.report.question.parts import part_queries, question_parts, with_names
+from deepsift.report.question.parts import part_searches, question_parts
 from deepsift.report.writing.cited_text import CitedSentence, render, with_marks
 from deepsift.report.writing.length import shape_of
 from deepsift.report.writing.writer import Writer
@@ -107,7 +107,7 @@ def _gathered(
     to choose evidence from, best first, what each part was searched with, the documents its
     search found first, and the chunks that search found."""
     question = state["question"]
-    searches = [[with_names(q, question) for q in part_queries(part)] for part in parts]
+    searches = [part_searches(part, question) for part in parts]
     collections = [s for s in state.get("sources_to_search", []) if s != WEB]
     known = state.get("chunks", {})
     fresh = [q if search or part == added else [] for q, part in zip(searches, parts, strict=True)]

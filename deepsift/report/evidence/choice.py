@@ -71,8 +71,10 @@ def document_scores(
     leads: list[list[Document]],
 ) -> np.ndarray:
     """parts x documents: the nearness of the part's queries to the document's card and to its
-    best passage, and a bonus for the part's own search ranking it first; less a share of the
-    document's mean over the parts (the question's subject stands near all of them)."""
+    best passage (the mean over the queries: a query with the question's names added stands
+    near every document about the subject), and a bonus for the part's own search ranking it
+    first; less a share of the document's mean over the parts (the question's subject stands
+    near all of them)."""
     asked = [q for part_queries in queries for q in part_queries]
     owner = [n for n, part_queries in enumerate(queries) for _ in part_queries]
     passages = [c for card in cards for c in card.chunks]
@@ -83,9 +85,9 @@ def document_scores(
     best_passage = np.full((len(asked), len(cards)), -1.0)
     for column, n in enumerate(whose):
         best_passage[:, n] = np.maximum(best_passage[:, n], passage_near[:, column])
-    scores = np.full((len(queries), len(cards)), -2.0)
+    scores = np.zeros((len(queries), len(cards)))
     for row, n in enumerate(owner):
-        scores[n] = np.maximum(scores[n], card_near[row] + best_passage[row])
+        scores[n] += (card_near[row] + best_passage[row]) / len(queries[n])
     # "3037-roadmap-2021": a file name's words, each its own.
     bags = [
         {stem(w) for w in words(re.sub(r"[-_]", " ", f"{card.text} {card.date[1]}").casefold())}

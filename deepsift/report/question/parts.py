@@ -28,6 +28,26 @@ _NEW_AFTER_AND = re.compile(
     r"has|have|can|could|will|would|the|its|their|his|her)\b)",
     re.IGNORECASE,
 )
+# An item that is one question ("how its gas cost and the associated rebate changed") is cut
+# only before a new question.
+_QUESTION = re.compile(r"(?i)^(?:why|how|what|which|who|when|where|whether)\b")
+_NEW_QUESTION_AFTER_AND = re.compile(
+    r"\s+and\s+(?=(?:why|how|what|which|who|when|where|whether|did|does|do|is|are|was|were|"
+    r"has|have|can|could|will|would)\b)",
+    re.IGNORECASE,
+)
+# An item that goes on a list of words inside the item before ("validators join, leave and
+# hold balances", "proposals to discourage, neuter or deactivate it"): one word, then "and"/"or".
+_GOES_ON = re.compile(r"^[a-z][\w-]*\s+(?:and|or)\s+")
+# Words that tie what follows to the words before ("the cost of state creation and state
+# access"): an " and " after them joins two of their objects, not two parts.
+_TIES = re.compile(r"(?i)\b(?:of|to|for|in|on|with|about|by|from)\s")
+# "... across its versions 64 through 71: for each version, what was added ...": the list says
+# what to tell of each member of the range, and the members are the parts.
+_FOR_EACH = re.compile(r"(?i)^for (?:each|every)\s")
+_NUMBERS = re.compile(r"\b(\d+)\s*(?:through|to|until|-|–)\s*(\d+)\b")
+_RANGE_MEMBERS = 10
+_PRONOUN = re.compile(r"(?i)\b(?:it|its|they|them|their)\b")
 _RANGE = re.compile(r"\b((?:19|20)\d\d)\s*(?:through|to|until|-|–)\s*((?:19|20)\d\d)\b")
 _RANGE_YEARS = 6  # a longer range is a period, not a list of years to cover one by one
 # A comparison's sides are searched each: one document often holds each side's figure.
@@ -58,7 +78,10 @@ def question_parts(question: str) -> list[str]:
         asked = _ASKING.match(sentence)
         text = sentence[asked.end() :] if asked else sentence
         head, colon, listed = text.partition(": ")
-        items = _items(listed if colon else text)
+        items = _joined(_items(listed if colon else text))
+        if colon and _FOR_EACH.match(items[0]):
+            parts += _members(head)
+            continue
         if asked and not colon and len(items) > 2:
             items = items[1:]  # "a report on how X works, covering A, B and C": X is the subject
         parts += [
@@ -78,12 +101,35 @@ def part_queries(part: str) -> list[str]:
     return list(dict.fromkeys([part, *sides])) if len(sides) > 1 else [part]
 
 
+def part_searches(part: str, question: str) -> list[str]:
+    """What a part is searched with: each of its queries with the question's names (with_names),
+    and bare where names were added. The names draw the subject's chunks to a part that says
+    "it"; a part that names its own thing ("the pinning API") they would pull toward documents
+    about the subject at large."""
+    queries = part_queries(part)
+    searched = [*(with_names(q, question) for q in queries), *queries]
+    if _PRONOUN.search(part) and (about := subject(question)):
+        searched.append(f"{part}: {about}")  # "its renaming": the self-destruct opcode's
+    return list(dict.fromkeys(searched))
+
+
+def subject(question: str) -> str:
+    """What a question that lists its parts is about: its first sentence before the colon,
+    without the request ("Write a report on"); "" when it lists none."""
+    first = split_sentences(" ".join(question.split()))[0]
+    head, colon, _ = first.partition(": ")
+    asked = _ASKING.match(head)
+    return (head[asked.end() :] if asked else head) if colon else ""
+
+
 def with_names(query: str, question: str) -> str:
     """`query` with the question's names that it lacks: a small model's sub-query often says
     "it" for the question's subject ("How much did it cost?"), and would draw no chunk about
     that subject. Each query gets those it lacks, so they favour none of the queries."""
     said = set(names(query))
-    return " ".join([query, *dict.fromkeys(n for n in names(question) if n not in said)])
+    # Each sentence of the question on its own, so its first word ("For each step, ...") is no name.
+    asked = [n for sentence in split_sentences(question) for n in names(sentence)]
+    return " ".join([query, *dict.fromkeys(n for n in asked if n not in said)])
 
 
 def _items(text: str) -> list[str]:
@@ -103,13 +149,38 @@ def _items(text: str) -> list[str]:
     return [item.strip() for item in items if item.strip()]
 
 
+def _members(text: str) -> list[str]:
+    """`text` (to its first comma) once for each number of the range it holds, the noun before
+    the range made singular ("its versions 64 through 66": "its version 64", ...); [] without
+    a short range."""
+    text = text.split(", ")[0]
+    found = _NUMBERS.search(text)
+    if not found or not 0 < int(found[2]) - int(found[1]) <= _RANGE_MEMBERS:
+        return []
+    before = re.sub(r"(\w{3,})s\s*$", r"\1 ", text[: found.start()])
+    return [f"{before}{n}{text[found.end() :]}" for n in range(int(found[1]), int(found[2]) + 1)]
+
+
+def _joined(items: list[str]) -> list[str]:
+    """`items` with each that goes on the list inside the one before (_GOES_ON) joined to it."""
+    joined: list[str] = []
+    for item in items:
+        if joined and _GOES_ON.match(item):
+            joined[-1] = f"{joined[-1]}, {item}"
+        else:
+            joined.append(item)
+    return joined
+
+
 def _split_item(item: str, last_of_list: bool) -> list[str]:
     """One list item as parts: at an " and " that opens a new thing, or the last item of a
     list of three or more ("A, B and C") at its last " and "; a range of years as one part a
     year; "from A through B" as A and B."""
-    pieces = _NEW_AFTER_AND.split(item)
-    if len(pieces) == 1 and last_of_list and " and " in item:
-        pieces = item.rsplit(" and ", 1)
+    pieces = (_NEW_QUESTION_AFTER_AND if _QUESTION.match(item) else _NEW_AFTER_AND).split(item)
+    if len(pieces) == 1 and last_of_list and " and " in item and "," not in item:
+        before = item.rsplit(" and ", 1)[0]
+        if not _TIES.search(before):
+            pieces = item.rsplit(" and ", 1)
     if len(pieces) == 1 and re.match(r"(?i)from\s", item) and " through " in item:
         pieces = item.split(" through ", 1)
     parts = []
