@@ -61,7 +61,7 @@ test: install
 docs: $(BIN)/python
 	$(BIN)/pip install --quiet -c constraints.txt -e '.[docs]'
 	$(BIN)/python docs/settings_page.py
-	$(BIN)/mkdocs build --strict --site-dir site
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
 
 lint: install
 	$(BIN)/ruff check deepsift tests benchmarks
