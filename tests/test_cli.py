@@ -475,11 +475,16 @@ def test_asking_an_empty_question_is_an_error_not_the_list(data, scripted_llm):
     assert listed.returncode == 0 and question in listed.stderr
 
 
+def _manual() -> str:
+    """The docs pages (docs/*.md), where the command line is documented."""
+    docs = Path(deepsift.cli.__file__).parents[2] / "docs"
+    return "\n".join(page.read_text() for page in sorted(docs.glob("*.md")))
+
+
 def _documented_keys(opening: str) -> list[str]:
-    """The keys the README lists for a `--json` object that opens with `opening`, outermost
+    """The keys the docs list for a `--json` object that opens with `opening`, outermost
     only ("usage: {...}" is usage)."""
-    readme = (Path(deepsift.cli.__file__).parents[2] / "README.md").read_text()
-    found = re.search(r"`--json` prints `\{(" + re.escape(opening) + r".*?)\}`", readme, re.S)
+    found = re.search(r"`--json` prints `\{(" + re.escape(opening) + r".*?)\}`", _manual(), re.S)
     assert found, opening
     text = found[1]
     while re.search(r"\{[^{}]*\}|\[[^\[\]]*\]", text):
@@ -490,8 +495,7 @@ def _documented_keys(opening: str) -> list[str]:
 def test_every_json_key_of_research_and_ask_is_documented():
     from deepsift.api import FollowUpResult, ResearchResult, RunUsage
 
-    readme = (Path(deepsift.cli.__file__).parents[2] / "README.md").read_text()
-    usage = re.search(r"usage: \{(llm_calls[^}]*)\}", readme)[1]
+    usage = re.search(r"usage: \{(llm_calls[^}]*)\}", _manual())[1]
 
     assert sorted(_documented_keys("agent, status")) == sorted(ResearchResult.model_fields)
     assert sorted(_documented_keys("thread_id, question, kind")) == sorted(

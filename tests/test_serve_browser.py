@@ -21,8 +21,8 @@ from fake_openai import FakeOpenAI
 from scripted import ScriptedResearcher
 
 CHROMIUM = Path("/usr/bin/chromium")
-# The README's picture of the web app; the test writes it only when asked, so a test run leaves
-# the checkout as it was: DEEPSIFT_SCREENSHOT=docs/serve.png pytest tests/test_serve_browser.py
+# Where the test keeps its picture of the page, to look at when it fails (the docs' picture is
+# docs/screenshot.py's, from a run of the sample corpus): DEEPSIFT_SCREENSHOT=/tmp/page.png
 SCREENSHOT = os.environ.get("DEEPSIFT_SCREENSHOT")
 pytestmark = pytest.mark.skipif(
     not CHROMIUM.exists(),
