@@ -68,7 +68,8 @@ def step_lines(node: str, update: dict[str, Any]) -> list[str]:
         return [f"[bold]reason[/bold] reached an answer; writing the report{took}"]
     if node in ("synthesize", "finish"):
         cited = len(update.get("sources", []))
-        return [f"[bold]report[/bold] written, citing {cited} documents{took}"]
+        documents = "document" if cited == 1 else "documents"
+        return [f"[bold]report[/bold] written, citing {cited} {documents}{took}"]
     return []
 
 

@@ -69,7 +69,7 @@ def open_client(settings: Settings) -> MilvusClient:
                 f"the Milvus Lite database {uri} is in use by another process{holder_of(Path(uri))}"
                 f"{waited}; wait for it (--wait SECONDS, setting store_wait), or run both on a "
                 "Milvus server: deepsift serve shares the file with the other commands while it "
-                "runs, or set DEEPSIFT_MILVUS_URI (see README: Scale out)"
+                "runs, or set DEEPSIFT_MILVUS_URI (see docs/scaling.md)"
             )
         if not waiting:
             logging.getLogger(__name__).warning(
