@@ -194,3 +194,9 @@ def test_facts_are_stored_with_every_chunk_and_follow_edit_prune_and_reembed(
     assert _stored_facts(store, "docs") == stored
     opening = store.opening("docs", str((folder / "eip-7691.md").resolve()), 1)
     assert opening[0].facts["status"] == "Withdrawn"
+
+
+def test_a_footnote_mark_is_no_part_of_a_title(tmp_path):
+    marked = RFC.replace("`async_await`", "`async_closure`[^rework][^plural]")
+    assert marked != RFC
+    assert _facts(tmp_path, "3668-async-closures.md", marked)["title"] == "async_closure"

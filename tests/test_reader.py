@@ -5,6 +5,7 @@ import pytest
 
 from deepsift.records import Chunk
 from deepsift.report.checks.defects import defects
+from deepsift.report.evidence.documents import label_of
 from deepsift.report.evidence.sentences import sentences_of
 from deepsift.report.writing.voice import as_reported, named_in
 from deepsift.text.markup import plain
@@ -155,3 +156,16 @@ def test_a_quotation_keeps_its_documents_words():
     quoted = as_reported("You'll note that this RFC is experimental and we say so.", RFC)
     assert quoted == "RFC 3085 says: “You'll note that this RFC is experimental and we say so”."
     assert named_in(quoted, RFC) == quoted
+
+
+def test_a_title_stored_with_footnote_marks_is_named_without_them():
+    chunk = Chunk(
+        id="a",
+        text="x",
+        source="3668-async-closures.md",
+        title="t",
+        collection="c",
+        facts={"id": "RFC 3668", "title": "async_closure[^rework][^plural]"},
+    )
+    assert label_of(chunk) == "RFC 3668 (async_closure)"
+    assert plain("It adds `AsyncFn`[^note] traits.") == "It adds `AsyncFn` traits."

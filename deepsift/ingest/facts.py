@@ -219,6 +219,7 @@ def _one_line(value: str) -> str:
     """A header value as one plain line: links read as their text, no code or emphasis marks,
     no control characters, cut to MAX_VALUE (read no further than a few times that)."""
     text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", value[: MAX_VALUE * 4])
+    text = re.sub(r"\[\^[^\]\s]+\]", "", text)  # "`async_closure`[^rework]": a footnote mark
     text = re.sub(r"(?<!\w)[`*_]{1,2}(?=\S)|(?<=\S)[`*_]{1,2}(?!\w)", "", text)
     text = "".join(ch if ch.isprintable() else " " for ch in text)
     text = " ".join(text.split())
