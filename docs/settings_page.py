@@ -15,23 +15,6 @@ from deepsift.config import Settings
 
 PAGE = Path(__file__).parent / "configuration.md"
 
-# What a setting means where the settings class gives it no description.
-MEANINGS = {
-    "data_dir": "the Milvus Lite file, the run checkpoints (`checkpoints.sqlite`), the web cache",
-    "milvus_token": "token for a Milvus server",
-    "llm_base_url": "any OpenAI-compatible endpoint: OpenAI, DeepSeek, vLLM, Ollama, llama.cpp…; "
-    "with neither it nor an API key, the embedded model is used",
-    "llm_model": "model name sent to that endpoint",
-    "llm_api_key": "API key of the endpoint (OpenAI's when no base URL is set)",
-    "embedding_model": "model name for `embedding_base_url`",
-    "embedding_api_key": "API key for `embedding_base_url`; empty: `llm_api_key`",
-    "max_sub_queries": "sub-queries per question at most",
-    "judge_api_key": "eval --judge: API key; empty: `llm_api_key`",
-    "chunk_chars": "ingest: characters in a chunk at most",
-    "chunk_overlap": "ingest: characters a chunk repeats of the one before it",
-    "web_max_page_bytes": "larger web pages are refused",
-}
-
 HEAD = """\
 # Configuration
 
@@ -87,7 +70,7 @@ def accepted(field: FieldInfo) -> str:
 
 
 def meaning(name: str, field: FieldInfo) -> str:
-    return (field.description or MEANINGS[name]).replace("|", "\\|").replace("\n", " ")
+    return field.description.replace("|", "\\|").replace("\n", " ")
 
 
 def render() -> str:

