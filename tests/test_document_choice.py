@@ -118,3 +118,22 @@ def test_an_answer_whose_figure_no_excerpt_holds_is_not_given(tmp_path, sample_s
     assert findings and "99.9" not in result.report
     assert all(re.match(r"- [^\[]+\[\d+\]\.$", f) for f in findings)  # cited sentences
     assert "do not state their figures or names" in result.report.split("## Notes")[1]
+
+
+def test_an_answer_that_restates_the_question_is_not_given(tmp_path, sample_store):
+    """A small model asked for one part's answer often restates the whole question; that
+    answers no part, so the part's strongest sentence leads instead, and the Notes say why."""
+    restated = (
+        "The documents cover why the Kestrel Works treatment plant was built, how much it cost "
+        "in the end compared with its approved budget, and whether it reduced phosphorus levels "
+        "in Lake Veldmere."
+    )
+    asked = (
+        "Why was the Kestrel Works treatment plant built, how much did it cost in the end "
+        "compared with its approved budget, and did it reduce phosphorus levels in Lake Veldmere?"
+    )
+    researcher = ScriptedResearcher(answer=restated)
+    result, _ = run(tmp_path, sample_store, researcher, question=asked)
+
+    assert "The documents cover why" not in result.report
+    assert "restates the question" in result.report.split("## Notes")[1]

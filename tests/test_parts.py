@@ -84,7 +84,8 @@ def test_evidence_is_prose_no_headings_code_rules_or_broken_pieces():
         text=(
             "Report > Costs\n\n# Costs\n\nSUMMARY ------------\nThe final cost was EUR 29.3 "
             "million in total.\n\n```\nlet x = f(a, b);\n```\nand the rest of a line the page "
-            "broke off.\n| Item | EUR million |\n|---|---|\n| Total out-turn cost | 29.3 |"
+            "broke off.\n| Item | EUR million |\n|---|---|\n| Total out-turn cost | 29.3 |\n\n"
+            "Should the final cost of the works be published every year?"
         ),
         source="r.md",
         title="Report",
@@ -97,6 +98,7 @@ def test_evidence_is_prose_no_headings_code_rules_or_broken_pieces():
     assert "The final cost was EUR 29.3 million in total." in said
     assert not any("let x" in s or s.startswith("and the rest") for s in said)
     assert "Total out-turn cost: 29.3" not in said  # too short to stand as a sentence
+    assert not any(s.endswith("?") for s in said)  # a document's open question states no fact
 
 
 def test_a_sentence_that_leans_on_the_one_before_is_restated_and_others_stand():

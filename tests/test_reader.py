@@ -35,6 +35,7 @@ UNNAMED = RFC.model_copy(update={"facts": {"title": "Edition policy"}})
         ("The :pep:`8` style applies to the standard library.", "markup"),
         ("The rule has one exception [#note]_ only.", "markup"),
         ("The <b>new</b> prelude adds TryFrom.", "markup"),
+        ("It was tested in https://example.org/pull/8890 and is fast.", "markup"),
     ],
 )
 def test_each_defect_is_caught(sentence, kind):

@@ -28,13 +28,15 @@ QUESTION = "Why was Kestrel Works built, what did it cost against its budget, an
 FALSE = "The plant cost €99.9m in the end."
 
 
-def run(tmp_path, sample_store, researcher=None, settings_update=None, **options):
+def run(
+    tmp_path, sample_store, researcher=None, settings_update=None, question=QUESTION, **options
+):
     researcher = researcher or ScriptedResearcher()
     with FakeOpenAI(researcher) as server:
         settings = Settings(data_dir=tmp_path, llm_base_url=server.url, llm_api_key="t")
         settings = settings.model_copy(update=settings_update or {})
         deps = Deps(settings, sample_store, get_embedder(settings), chat_model(settings))
-        result = research(QUESTION, settings, deps=deps, **options)
+        result = research(question, settings, deps=deps, **options)
     return result, server.requests
 
 

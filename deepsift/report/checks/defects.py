@@ -19,7 +19,9 @@ DEICTIC = re.compile(rf"\b([Tt])his ((?:[A-Z]{{2,5}})|{_KINDS})\b")
 _VOICE = re.compile(r"\b(we|our|us|ours|I|my)\b", re.IGNORECASE)
 _QUOTED = re.compile(r"[\"“][^\"”]*[\"”]")
 _US = re.compile(r"\bU\.?S\.?\b")  # "US" is a country, not a voice
-_MARKUP = re.compile(r"``|`_|:[a-z]+:`|\[#[^\]]*\]_|\]_\B|</?[a-zA-Z][a-zA-Z0-9]*(\s[^>]*)?>")
+_MARKUP = re.compile(
+    r"``|`_|:[a-z]+:`|\[#[^\]]*\]_|\]_\B|</?[a-zA-Z][a-zA-Z0-9]*(\s[^>]*)?>|https?://\S"
+)  # ... and a bare address: a reader cannot follow it in a sentence, the citation leads on
 
 
 def defects(sentence: str) -> list[str]:

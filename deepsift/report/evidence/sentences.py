@@ -88,6 +88,8 @@ def sentences_of(chunk: Chunk) -> list[str]:
         for sentence in split_sentences(" ".join(plain(paragraph.replace("**", "")).split())):
             if _POINTS_WITHIN.search(sentence):  # "this section" cannot be named
                 continue
+            if sentence.endswith("?"):  # a document's open question states no fact
+                continue
             caught = {*defects(sentence), *defects(as_prose(sentence))}
             if (
                 SHORTEST <= len(sentence.split()) <= LONGEST
