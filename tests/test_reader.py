@@ -160,13 +160,6 @@ def test_a_quotation_keeps_its_documents_words():
 
 
 def test_a_title_stored_with_footnote_marks_is_named_without_them():
-    chunk = Chunk(
-        id="a",
-        text="x",
-        source="3668-async-closures.md",
-        title="t",
-        collection="c",
-        facts={"id": "RFC 3668", "title": "async_closure[^rework][^plural]"},
-    )
-    assert label_of(chunk) == "RFC 3668 (async_closure)"
+    marked = RFC.model_copy(update={"facts": {"id": "RFC 3668", "title": "closure[^a][^b]"}})
+    assert label_of(marked) == "RFC 3668 (closure)"
     assert plain("It adds `AsyncFn`[^note] traits.") == "It adds `AsyncFn` traits."

@@ -12,6 +12,7 @@ from pathlib import Path
 import yaml
 
 from deepsift.ingest.document import LoadedDocument, LoadError
+from deepsift.text.markup import FOOTNOTE_MARK
 from deepsift.text.sentences import split_sentences
 
 MAX_VALUE = 300  # characters of one fact; a header is not a body
@@ -219,7 +220,7 @@ def _one_line(value: str) -> str:
     """A header value as one plain line: links read as their text, no code or emphasis marks,
     no control characters, cut to MAX_VALUE (read no further than a few times that)."""
     text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", value[: MAX_VALUE * 4])
-    text = re.sub(r"\[\^[^\]\s]+\]", "", text)  # "`async_closure`[^rework]": a footnote mark
+    text = FOOTNOTE_MARK.sub("", text)  # "`async_closure`[^rework]"
     text = re.sub(r"(?<!\w)[`*_]{1,2}(?=\S)|(?<=\S)[`*_]{1,2}(?!\w)", "", text)
     text = "".join(ch if ch.isprintable() else " " for ch in text)
     text = " ".join(text.split())

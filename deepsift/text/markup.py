@@ -3,12 +3,14 @@ footnote marks and double backticks, and HTML tags."""
 
 import re
 
+FOOTNOTE_MARK = re.compile(r"\[\^[^\]\s]+\]")  # "[^rework]": a Markdown footnote mark
+
 _MARKUP_FIXES = [
     (re.compile(r"!\[[^\]]*\]\([^)]*\)"), ""),  # a Markdown image
     (re.compile(r"\[([^\]]+)\]\((?:[^()]|\([^)]*\))*\)"), r"\1"),  # [text](target)
     # [text] (https://…): a link a model or a line break spaced apart
     (re.compile(r"\[([^\]]+)\]\s+\(\s*(?:https?|ftp)://[^)\s]*\s*\)"), r"\1"),
-    (re.compile(r"\[\^[^\]\s]+\]"), ""),  # [^note]: a Markdown footnote mark
+    (FOOTNOTE_MARK, ""),
     (re.compile(r"\[([^\]]+)\]\[[^\]]*\]"), r"\1"),  # [text][ref]
     (re.compile(r":[\w:+-]+:`([^`<]*?)\s*(?:<[^`>]*>)?`"), r"`\1`"),  # :role:`text <target>`
     (re.compile(r"`([^`<]+?)\s*(?:<[^`>]*>)?`__?"), r"\1"),  # `Name <target>`_ and `Name`_
