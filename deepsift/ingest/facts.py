@@ -52,6 +52,12 @@ _KEYS = {
     ),
     "summary": ("description", "abstract"),
 }
+# The documents a document names, by how it relates to them, kept beside "names" for the
+# questions that ask which way ("what replaced it?").
+_RELATIONS = {
+    "replaces": ("replaces", "supersedes", "obsoletes"),
+    "replaced_by": ("superseded by", "replaced by", "obsoleted by"),
+}
 _LAST_WORD = {"date": "date", "author": "authors", "authors": "authors", "status": "status"}
 _ID_KEYS = ("reference", "ref", "identifier", "id", "document number", "document id", "doc id")
 _ACRONYM = re.compile(r"^[A-Za-z]{2,5}$")
@@ -194,6 +200,9 @@ def document_facts(
             facts[fact] = list(dict.fromkeys(listed))[:MAX_LIST]
         else:
             facts[fact] = values[0]
+    for relation, keys in _RELATIONS.items():
+        if related := [item for k in keys if k in by_key for item in _items(by_key[k], "names")]:
+            facts[relation] = related[:MAX_LIST]
     if "title" not in facts:
         named = by_key.get("feature name") or by_key.get("name")
         title = document.title if document.title != path.stem else ""
@@ -202,8 +211,9 @@ def document_facts(
     if identifier := _identifier(fields, path, text):
         facts["id"] = identifier
         acronym, joint = re.match(r"([A-Z]+)([- ]?)", identifier).groups()
-        named = facts.get("names", [])
-        facts["names"] = [f"{acronym}{joint}{n}" if n.isdigit() else n for n in named]
+        for listed in ("names", *_RELATIONS):
+            named = facts.get(listed, [])
+            facts[listed] = [f"{acronym}{joint}{n}" if n.isdigit() else n for n in named]
     elif reference := next((by_key[k] for k in _ID_KEYS if k in by_key), ""):
         facts["id"] = reference
     facts = {k: v for k, v in facts.items() if v}

@@ -87,7 +87,8 @@ def _files_under(folder: Path, failed: list[FileResult]) -> list[Path]:
 # 2: a document that does not open with a heading is titled by its file name.
 # 3: each chunk carries its document's facts (deepsift.ingest.facts).
 # 4: front matter stays out of the body's chunks (it is the document's facts).
-PARSING = 4
+# 5: the documents a document replaces, and those that replace it, kept as facts of their own.
+PARSING = 5
 
 
 def document_hash(data: bytes) -> str:
