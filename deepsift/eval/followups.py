@@ -25,7 +25,8 @@ class ReportLine(BaseModel):
 
 class FollowUpLine(BaseModel):
     """A follow-up asked after report `after`; `answer`: strings any of which a right answer
-    holds (None: the folder cannot answer it); `kind`: evidence, search or none, as written."""
+    holds (all of them with `all`: one for each part of a question that asks two things; None:
+    the folder cannot answer it); `kind`: evidence, search, none …, as written."""
 
     id: str
     after: str
@@ -33,6 +34,7 @@ class FollowUpLine(BaseModel):
     answer: list[str] | str | None = None
     gold_sources: list[str] = []
     kind: str = ""
+    all: bool = False
 
     @property
     def answers(self) -> list[str]:
@@ -115,7 +117,9 @@ def score(followup: FollowUpLine, answer: FollowUpResult) -> dict:
         "question": followup.question,
         "answer": answer.answer,
         "expected": expected,
-        "correct": any(a.casefold() in said.casefold() for a in expected) if expected else not_said,
+        "correct": (all if followup.all else any)(a.casefold() in said.casefold() for a in expected)
+        if expected
+        else not_said,
         "f1": round(max((token_f1(said, a) for a in expected), default=float(not_said)), 3),
         "gold_cited": bool(set(cited) & set(followup.gold_sources)),
         "said_not": not_said,

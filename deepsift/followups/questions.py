@@ -15,12 +15,14 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel
 
 from deepsift.deps import Deps
-from deepsift.ingest.facts import facts_text
+from deepsift.followups.documents import described_document, identifier_key, named_documents
+from deepsift.followups.facts import asked_fact, fact_sentence, facts_prose
 from deepsift.llm.embedders import similarities
 from deepsift.llm.structured import ask_structured
 from deepsift.prompts import followup as prompt
 from deepsift.records import Chunk, FollowUp, Source, Usage
 from deepsift.report.checks.claims import hold_to_evidence
+from deepsift.report.checks.defects import defects
 from deepsift.report.checks.run import Against, first_problem
 from deepsift.report.evidence.documents import label_of
 from deepsift.report.evidence.sentences import as_prose
@@ -30,6 +32,7 @@ from deepsift.report.writing.excerpts import numbered_sentences
 from deepsift.retrieval.search import search_among, search_source
 from deepsift.retrieval.sources import WEB
 from deepsift.text.asks import ASKS_COUNT, ASKS_VERSION, asks_figure
+from deepsift.text.markup import plain
 from deepsift.text.sentences import split_sentences
 from deepsift.text.terms import held_shares, terms
 from deepsift.text.words import words
@@ -39,6 +42,7 @@ SHOWN_PASSAGES = 12  # shown to the model: some 500 tokens, so one call stays sh
 PASSAGE_CHARS = 300  # of a code block or an overlong sentence, shown
 RANK_BONUS = 0.1  # over 1 + the rank of its excerpt: the question's words may be in its title
 TERMS_BONUS = 0.3  # times the share of the question's terms (the rarer weigh more) it holds
+NAMED_BONUS = 0.1  # a passage of a document the question names by identifier
 ANSWER_TOKENS = 240
 NOT_SAID = "The documents do not say."
 # An answer is held to its excerpts as a report sentence is; figures and names by the claim check.
@@ -47,6 +51,13 @@ _FIGURE = re.compile(
     r"\d+(?:\.\d+)?|(?i:\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
     r"twenty|thirty|forty|fifty|hundred|thousand|million|once|twice|annual\w*|yearly|monthly|"
     r"weekly|daily)\b)"
+)
+# "Title: … Author: … Status: Final": a header's fields, the document's facts already.
+_FIELD = re.compile(r"(?<![\w/:])[A-Za-z][\w-]*(?: [A-Za-z][\w-]*)?: (?!//)")
+# Two questions asked as one: "Which option …, and which macro …?"
+_ANOTHER_QUESTION = re.compile(
+    r"(?i)[,;]?\s+and\s+(?=(?:who|whom|whose|what|which|when|where|why|how|did|does|do|is|was|"
+    r"were|are|has|had)\b)"
 )
 _LINK_LINE = re.compile(r"^\s*\[[^\]]+\]:\s*\S+")  # a Markdown link's target: "[x]: https://…"
 
@@ -60,38 +71,132 @@ def answer_followup(
     values: Mapping[str, Any], question: str, deps: Deps
 ) -> tuple[FollowUp, dict[str, Chunk]]:
     """The answer to `question` from the run's saved state (`values`), and the chunks the new
-    search adds to its evidence: those the answer cites ({} when it rests on the run's own)."""
+    search adds to its evidence: those the answer cites ({} when it rests on the run's own).
+    The documents the question is about are found first (deepsift.followups.documents); what it
+    asks of their facts is answered from them in code, the rest in one model call from their
+    passages, the run's and the search's."""
     known: dict[str, Chunk] = dict(values.get("chunks", {}))
     found, search, usage = _search_again(question, values, deps)
-    shown = _evidence(question, [*known.values(), *found.values()], deps)
-    said, cost = _ask(question, shown, deps)
-    usage += cost
-    if said is None:
+    pool = [*known.values(), *found.values()]
+    sources = values.get("sources_to_search", [])
+    named = named_documents(question, pool, deps, sources)
+    leads = list(dict.fromkeys((c.collection, c.source) for c in found.values()))
+    about = named[:1] or [d for d in [described_document(question, pool, deps, leads)] if d]
+    facts, asked = _from_facts(question, about[0] if about else None, pool, deps, sources)
+    found |= {c.id: c for c, _ in facts if c.id not in known}
+    said: list[CitedSentence] = []
+    shown: list[tuple[str, Chunk]] = []
+    if asked:
+        own = [c for document in named or about for c in _document_chunks(asked, document, deps)]
+        found |= {c.id: c for c in own if c.id not in known}
+        named_ones = {(c.collection, c.source) for c in named}
+        shown = _evidence(asked, own, pool, deps, named_ones)
+        model_said, cost = _ask(asked, shown, deps)
+        usage += cost
+        said = model_said or []
+        parts = _parts(asked)
+        if facts or len(parts) > 1:  # a part left unanswered is named, not passed over
+            said += [_not_answered(part) for part in parts if not _covers(part, parts, said)]
+    for n, (document, sentence) in enumerate(facts):
+        shown.append((facts_prose(document), document))
+        said.insert(n, CitedSentence(text=sentence, excerpts=[len(shown)]))
+    if not any(s.excerpts for s in said):
         documents = len({c.source for c in known.values()})
         tried = [f"the run's {len(known)} excerpts from {documents} documents", *search]
+        tried[:0] = [f"the facts and passages of {label_of(d)}" for d in named or about]
         text = f"{NOT_SAID} Searched: {'; '.join(tried)}."
         record, added = FollowUp(request=question, kind="answer", text=text), {}
     else:
-        text, sources = _cited(said, shown, values)
+        text, cited_sources = _cited(said, shown, values)
         # What the search found joins the run's evidence where the answer rests on it.
-        cited = {i for source in sources for i in source.chunk_ids}
+        cited = {i for source in cited_sources for i in source.chunk_ids}
         added = {i: c for i, c in found.items() if i in cited and i not in known}
         record = FollowUp(
             request=question,
             kind="answer",
             text=text,
-            sources=sources,
+            sources=cited_sources,
             searched=search if added else [],
         )
     return record.model_copy(update={"usage": usage}), added
 
 
-def _evidence(question: str, chunks: list[Chunk], deps: Deps) -> list[tuple[str, Chunk]]:
-    """What is shown for `question`: the passages of the excerpts nearest it (each collection's
-    by its own hybrid search among them, the web's by meaning) and their documents' facts, the
-    best SHOWN_PASSAGES by meaning and by the question's rarer terms, grouped by document in
-    the order of their excerpts."""
-    nearest = _nearest(question, chunks, deps)
+def _from_facts(
+    question: str, subject: Chunk | None, pool: list[Chunk], deps: Deps, sources: list[str]
+) -> tuple[list[tuple[Chunk, str]], str]:
+    """The parts of `question` that ask a document's facts (who wrote it, what replaced it …),
+    each answered in a sentence from them with the document it rests on; and the question
+    that is left for the model ("" when none is). A part that names no document asks about
+    `subject`, or about the document the part before it named ("Which PEP superseded PEP 3,
+    and who wrote it?")."""
+    answered, left = [], []
+    for part in _parts(question):
+        named = named_documents(part, pool, deps, sources)
+        document = named[0] if named else subject
+        fact = asked_fact(part, document) if is_english(deps.settings.report_language) else ""
+        sentence = fact_sentence(fact, document, {}) if fact else ""
+        if not sentence:
+            left.append(part)
+            continue
+        if fact in ("replaces", "replaced_by"):  # named whole, and "it" after is that one
+            listed = " ".join(map(str, document.facts[fact]))
+            if related := named_documents(listed, pool, deps, sources):
+                sentence = fact_sentence(fact, document, {_key(r): r for r in related})
+                subject = related[0]
+        answered.append((document, sentence))
+    return answered, question if not answered else " ".join(left)
+
+
+def _key(document: Chunk) -> str:
+    return identifier_key(str(document.facts.get("id", "")))
+
+
+def _parts(question: str) -> list[str]:
+    """The questions `question` asks together: "Which option …, and which macro …?" is two."""
+    pieces = [p.strip(" ,;") for p in _ANOTHER_QUESTION.split(question) if p.strip(" ,;?")]
+    return [p if p.endswith("?") else f"{p}?" for p in pieces] if len(pieces) > 1 else [question]
+
+
+def _covers(part: str, parts: list[str], said: list[CitedSentence]) -> bool:
+    """Whether the answer answers `part` of the question: a figure where it asks for one, and
+    a word of its own (none of the other parts') in a sentence."""
+    own = terms(part) - {t for other in parts if other != part for t in terms(other)}
+    text = terms(" ".join(s.text for s in said))
+    return _answers(part, said) and (not own or bool(own & text))
+
+
+def _not_answered(part: str) -> CitedSentence:
+    """A part of the question the answer leaves out, named: “Which checksum …?”"""
+    return CitedSentence(
+        text=f"The documents do not answer “{part[0].upper()}{part[1:]}”", excerpts=[]
+    )
+
+
+def _document_chunks(question: str, document: Chunk, deps: Deps) -> list[Chunk]:
+    """The chunks of the document the question is about nearest it, by the hybrid search within
+    that document: the run may hold its other chunks, not the one that answers."""
+    if document.collection == WEB or not deps.store.exists(document.collection):
+        return [document]
+    vector = deps.embedder.embed_queries([question])[0]
+    hits = deps.store.search(
+        document.collection, question, vector, NEAREST_CHUNKS, sources=[document.source]
+    )
+    return hits or [document]
+
+
+def _evidence(
+    question: str,
+    own: list[Chunk],
+    chunks: list[Chunk],
+    deps: Deps,
+    named: set[tuple[str, str]] = frozenset(),
+) -> list[tuple[str, Chunk]]:
+    """What is shown for `question`: the passages of the chunks of the document it is about
+    (`own`, nearest first), then of the excerpts nearest it (each collection's by its own
+    hybrid search among them, the web's by meaning), and their documents' facts, the best
+    SHOWN_PASSAGES by meaning and by the question's rarer terms (those of a document it names,
+    `named`, ahead), grouped by document in the order of their excerpts."""
+    nearest = list({c.id: c for c in [*own, *_nearest(question, chunks, deps)]}.values())
     candidates, seen = [], set()
     for rank, chunk in enumerate(nearest):
         for passage in _passages(chunk, first=chunk.source not in seen):
@@ -103,8 +208,11 @@ def _evidence(question: str, chunks: list[Chunk], deps: Deps) -> list[tuple[str,
     near = similarities(deps.embedder, [question], texts, documents=True)[0]
     held = held_shares(terms(question), [terms(text) for text in texts])
     scores = [
-        near[i] + TERMS_BONUS * held[i] + RANK_BONUS / (1 + rank)
-        for i, (_, _, rank) in enumerate(candidates)
+        near[i]
+        + TERMS_BONUS * held[i]
+        + RANK_BONUS / (1 + rank)
+        + NAMED_BONUS * ((chunk.collection, chunk.source) in named)
+        for i, (_, chunk, rank) in enumerate(candidates)
     ]
     best = sorted(range(len(candidates)), key=lambda i: -scores[i])[:SHOWN_PASSAGES]
     order = {c.source: n for n, c in reversed(list(enumerate(nearest)))}
@@ -117,7 +225,7 @@ def _passages(chunk: Chunk, first: bool) -> list[str]:
     code block as one (cut to PASSAGE_CHARS), no headings or link lines; with `first`, its
     document's facts (authors, dates, status …) as one more."""
     text = chunk.body
-    passages = [f"{label_of(chunk)}: {facts_text(chunk.facts)}"] if first and chunk.facts else []
+    passages = [facts_prose(chunk)] if first and facts_prose(chunk) else []
     for block in re.split(r"\n\s*\n", text):
         lines = [line for line in block.splitlines() if not _LINK_LINE.match(line)]
         if not lines or lines[0].lstrip().startswith("#"):
@@ -134,7 +242,7 @@ def _passages(chunk: Chunk, first: bool) -> list[str]:
         if sentences and items and sentences[-1].endswith(":"):  # "… are: a; b; c."
             sentences[-1] = f"{sentences[-1]} {'; '.join(items)}."
             items = []
-        passages += [p[:PASSAGE_CHARS] for p in [*sentences, *items] if p]
+        passages += [p[:PASSAGE_CHARS] for p in [*sentences, *items] if p and not _fields(p)]
     return passages
 
 
@@ -203,7 +311,7 @@ def _ask(
         n: f"{label_of(chunk)} {chunk.title}: {text}" for n, (text, chunk) in enumerate(shown, 1)
     }
     sentences = [
-        _with_citation(s.model_copy(update={"text": as_prose(s.text)}), excerpts)
+        _with_citation(s.model_copy(update={"text": plain(as_prose(s.text))}), excerpts)
         for s in clean(reply.sentences, set(excerpts))
     ]
 
@@ -219,8 +327,18 @@ def _ask(
         check_names=is_english(language),
         faults=faults,
     )
-    kept = [s for s in kept if s and _says_something(s.text)]
+    kept = [s for s in kept if s and _says_something(s.text) and not _pasted(s.text)]
     return (kept if _answers(question, kept) else None), usage
+
+
+def _fields(text: str) -> bool:
+    """Whether `text` holds a run of two header fields ("Status: Final Type: …")."""
+    return len(_FIELD.findall(text)) >= 2
+
+
+def _pasted(text: str) -> bool:
+    """Whether an answer sentence is a paste, not prose: header fields, or source markup."""
+    return _fields(text) or "markup" in defects(text)
 
 
 def _says_something(text: str) -> bool:

@@ -10,12 +10,12 @@ _END_WORDS = set(
     such including include includes whether which who whose its their this these those via
     per about between""".split()
 )
-_KINDS = (
+DOCUMENT_KINDS = (
     "document|proposal|paper|report|article|section|page|specification|spec|note|memo|"
     "standard|study|review|chapter|guide"
 )
 # "this RFC", "this proposal": the document a sentence is in, unnamed.
-DEICTIC = re.compile(rf"\b([Tt])his ((?:[A-Z]{{2,5}})|{_KINDS})\b")
+DEICTIC = re.compile(rf"\b([Tt])his ((?:[A-Z]{{2,5}})|{DOCUMENT_KINDS})\b")
 _VOICE = re.compile(r"\b(we|our|us|ours|I|my)\b", re.IGNORECASE)
 _QUOTED = re.compile(r"[\"“][^\"”]*[\"”]")
 _US = re.compile(r"\bU\.?S\.?\b")  # "US" is a country, not a voice

@@ -125,7 +125,7 @@ def choose_documents(
         order = list(np.argsort(-scores[n]))
         top = scores[n, order[0]]
         picked = [i for i in order[:MOST_DOCUMENTS] if scores[n, i] >= top - MARGIN]
-        if dated := _dated(part):
+        if dated := dated_as(part):
             near = [
                 i for i in order if scores[n, i] >= top - DATED_MARGIN and cards[i].date[0] == 0
             ]
@@ -136,7 +136,7 @@ def choose_documents(
     return chosen
 
 
-def _dated(part: str) -> str:
+def dated_as(part: str) -> str:
     """ "first" or "latest" where the part asks for one by time, else ""."""
     if _FIRST.search(part):
         return "first"
