@@ -87,10 +87,11 @@ def answer_followup(
     said: list[CitedSentence] = []
     shown: list[tuple[str, Chunk]] = []
     if asked:
+        # A document the question names leads; one it describes competes with the others.
         own = [c for document in named or about for c in _document_chunks(asked, document, deps)]
         found |= {c.id: c for c in own if c.id not in known}
-        named_ones = {(c.collection, c.source) for c in named}
-        shown = _evidence(asked, own, pool, deps, named_ones)
+        first, others = (own, pool) if named else ([], [*own, *pool])
+        shown = _evidence(asked, first, others, deps, {(c.collection, c.source) for c in named})
         model_said, cost = _ask(asked, shown, deps)
         usage += cost
         said = model_said or []
