@@ -12,10 +12,10 @@ import numpy as np
 from deepsift.deps import Deps
 from deepsift.records import Chunk
 from deepsift.report.evidence.choice import DATED_MARGIN, cards_of, dated_as, document_scores
-from deepsift.retrieval.sources import WEB
+from deepsift.retrieval.search import filed_documents
 
 IDENTIFIER = re.compile(r"\b([A-Za-z]{2,5})([- ]?)0*(\d{1,6})\b")
-LOOKUPS = 5  # stored documents whose path holds a named number, read to find the one it names
+LOOKUPS = 5  # stored documents filed under a named number, read to find the one it names
 # A question that picks a document by its standing, and the statuses (or the fact) that fit.
 _STANDING = [
     (
@@ -57,15 +57,10 @@ def named_documents(
 
 
 def _stored(key: str, number: str, deps: Deps, sources: list[str]) -> Chunk | None:
-    """The stored document whose identifier is `key`: among those whose path holds its number
-    ("eip-4844.md", "pep-0008.txt"), the one whose facts say so."""
-    for source in sources:
-        if source == WEB or not deps.store.exists(source):
-            continue
-        for path in deps.store.sources_containing(source, number)[:LOOKUPS]:
-            opening = deps.store.opening(source, path, 1)
-            if opening and identifier_key(str(opening[0].facts.get("id", ""))) == key:
-                return opening[0]
+    """The stored document whose identifier is `key`, among those filed under its number."""
+    for chunk in filed_documents(number, sources, deps, LOOKUPS):
+        if identifier_key(str(chunk.facts.get("id", ""))) == key:
+            return chunk
     return None
 
 

@@ -29,7 +29,7 @@ from deepsift.report.evidence.sentences import as_prose
 from deepsift.report.output.headings import is_english
 from deepsift.report.writing.cited_text import CitedSentence, Sentences, clean, render
 from deepsift.report.writing.excerpts import numbered_sentences
-from deepsift.retrieval.search import search_among, search_source
+from deepsift.retrieval.search import search_among, search_source, within_document
 from deepsift.retrieval.sources import WEB
 from deepsift.text.asks import ASKS_COUNT, ASKS_VERSION, asks_figure
 from deepsift.text.markup import plain
@@ -88,7 +88,11 @@ def answer_followup(
     shown: list[tuple[str, Chunk]] = []
     if asked:
         # A document the question names leads; one it describes competes with the others.
-        own = [c for document in named or about for c in _document_chunks(asked, document, deps)]
+        own = [
+            c
+            for document in named or about
+            for c in (within_document(asked, document, deps, NEAREST_CHUNKS) or [document])
+        ]
         found |= {c.id: c for c in own if c.id not in known}
         first, others = (own, pool) if named else ([], [*own, *pool])
         shown = _evidence(asked, first, others, deps, {(c.collection, c.source) for c in named})
@@ -171,18 +175,6 @@ def _not_answered(part: str) -> CitedSentence:
     return CitedSentence(
         text=f"The documents do not answer “{part[0].upper()}{part[1:]}”", excerpts=[]
     )
-
-
-def _document_chunks(question: str, document: Chunk, deps: Deps) -> list[Chunk]:
-    """The chunks of the document the question is about nearest it, by the hybrid search within
-    that document: the run may hold its other chunks, not the one that answers."""
-    if document.collection == WEB or not deps.store.exists(document.collection):
-        return [document]
-    vector = deps.embedder.embed_queries([question])[0]
-    hits = deps.store.search(
-        document.collection, question, vector, NEAREST_CHUNKS, sources=[document.source]
-    )
-    return hits or [document]
 
 
 def _evidence(

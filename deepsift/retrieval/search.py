@@ -12,6 +12,7 @@ from deepsift.retrieval.ranking import (
     first_documents,
     result_list,
 )
+from deepsift.retrieval.references import filed_under
 from deepsift.retrieval.sources import WEB
 from deepsift.text.queries import same_query
 
@@ -62,6 +63,29 @@ def search_among(query: str, collection: str, ids: list[str], deps: Deps, k: int
         return []
     vector = deps.embedder.embed_queries([query])[0]
     return deps.store.search(collection, query, vector, k, ids=ids)
+
+
+def within_document(query: str, document: Chunk, deps: Deps, k: int) -> list[Chunk]:
+    """The k chunks of `document`'s stored document nearest `query`, by the same hybrid search
+    (a follow-up about one document: the run may hold its other chunks, not the one that
+    answers); [] for a web page or a collection dropped since."""
+    if document.collection == WEB or not deps.store.exists(document.collection):
+        return []
+    vector = deps.embedder.embed_queries([query])[0]
+    return deps.store.search(document.collection, query, vector, k, sources=[document.source])
+
+
+def filed_documents(number: str, collections: list[str], deps: Deps, most: int) -> list[Chunk]:
+    """The first chunk (it carries the document's facts) of each stored document whose file is
+    filed under `number` ("eip-4844.md", "pep-0008.txt"), at most `most`."""
+    found = []
+    for collection in collections:
+        if collection == WEB or not deps.store.exists(collection):
+            continue
+        for source in deps.store.sources_containing(collection, number):
+            if filed_under(source) == number.lstrip("0") and len(found) < most:
+                found += deps.store.opening(collection, source, 1)
+    return found
 
 
 def search_branch(query: str, source: str, k: int, of_question: bool, deps: Deps) -> dict:
