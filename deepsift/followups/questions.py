@@ -56,8 +56,7 @@ _FIGURE = re.compile(
 _FIELD = re.compile(r"(?<![\w/:])[A-Za-z][\w-]*(?: [A-Za-z][\w-]*)?: (?!//)")
 # Two questions asked as one: "Which option …, and which macro …?"
 _ANOTHER_QUESTION = re.compile(
-    r"(?i)[,;]?\s+and\s+(?=(?:who|whom|whose|what|which|when|where|why|how|did|does|do|is|was|"
-    r"were|are|has|had)\b)"
+    r"(?i)[,;]?\s+and\s+(?=(?:who|whom|whose|what|which|when|where|why|how)\b)"
 )
 _LINK_LINE = re.compile(r"^\s*\[[^\]]+\]:\s*\S+")  # a Markdown link's target: "[x]: https://…"
 
