@@ -189,3 +189,11 @@ def test_a_passage_of_the_named_document_the_run_never_held_is_shown(proposals, 
         return {"found": False, "sentences": []}
 
     asked(proposals, "How large is the preset dictionary of XEP-40?", cites_the_limit)
+
+
+def test_a_question_that_describes_no_document_is_not_answered_from_some_document_s_facts(
+    proposals,
+):
+    said, calls = asked(proposals, "Who wrote it?")
+
+    assert said.text.startswith(NOT_SAID) and len(calls) == 1

@@ -13,6 +13,7 @@ from deepsift.deps import Deps
 from deepsift.records import Chunk
 from deepsift.report.evidence.choice import DATED_MARGIN, cards_of, dated_as, document_scores
 from deepsift.retrieval.search import filed_documents
+from deepsift.text.terms import terms
 
 IDENTIFIER = re.compile(r"\b([A-Za-z]{2,5})([- ]?)0*(\d{1,6})\b")
 LOOKUPS = 5  # stored documents filed under a named number, read to find the one it names
@@ -74,7 +75,11 @@ def described_document(question: str, chunks: list[Chunk], deps: Deps, leads: li
         return None
     scores = document_scores([[question]], cards, deps.embedder, [leads])[0]
     order = [int(i) for i in np.argsort(-scores)]
-    order = [i for i in order if _fits_standing(question, cards[i].chunks[0])] or order
+    standing = [i for i in order if _fits_standing(question, cards[i].chunks[0])]
+    picks = bool(standing) and len(standing) < len(order)
+    order = standing or order
+    if not picks and not dated_as(question) and not terms(question) & terms(cards[order[0]].text):
+        return None  # "Who wrote it?" describes no document: any would be a guess
     if dated := dated_as(question):
         near = [i for i in order if scores[i] >= scores[order[0]] - DATED_MARGIN]
         dates = [i for i in near if cards[i].date[0] == 0]  # dated ones only
