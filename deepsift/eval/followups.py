@@ -125,6 +125,8 @@ def score(followup: FollowUpLine, answer: FollowUpResult) -> dict:
         "said_not": not_said,
         "searched": bool(answer.searched),
         "llm_calls": answer.usage.llm_calls,
+        "prompt_tokens": answer.usage.prompt_tokens,
+        "completion_tokens": answer.usage.completion_tokens,
         "seconds": answer.usage.seconds,
     }
 
