@@ -46,7 +46,8 @@ _ASKS = [
         re.compile(r"(?i)\b(?:what|which)\b.{0,40}?\b(?:replaced|superseded|obsoleted)\b"),
     ),
 ]
-_ITSELF = re.compile(rf"(?i)\b(it|its|this|that|the (?:{DOCUMENT_KINDS}|one))\b")
+# "it", "the proposal", "this report": the document itself ("that" alone is as often a clause).
+_ITSELF = re.compile(rf"(?i)\b(it|its|(?:the|this|that) (?:{DOCUMENT_KINDS}|one))\b")
 
 
 def asked_fact(question: str, document: Chunk | None) -> str:
