@@ -8,6 +8,7 @@ import pytest
 from deepsift import Settings
 from deepsift.deps import Deps
 from deepsift.followups import questions as followup
+from deepsift.followups.documents import named_documents
 from deepsift.followups.questions import NOT_SAID, answer_followup
 from deepsift.ingest.pipeline import ingest
 from deepsift.llm.chat import chat_model
@@ -197,3 +198,24 @@ def test_a_question_that_describes_no_document_is_not_answered_from_some_documen
     said, calls = asked(proposals, "Who wrote it?")
 
     assert said.text.startswith(NOT_SAID) and len(calls) == 1
+
+
+@pytest.mark.parametrize(
+    "question, named",
+    [
+        ("What does XEP-40 say?", True),
+        ("What does XEP 40 say?", True),
+        ("What does xep40 say?", True),
+        ("What does the compression XEP (40) say?", True),
+        ("What happened for 40 days?", False),
+        ("Which of the 40 proposals?", False),
+    ],
+)
+def test_a_document_is_named_by_its_identifier_however_written(proposals, question, named):
+    store, data_dir = proposals
+    settings = Settings(data_dir=data_dir)
+    deps = Deps(settings, store, get_embedder(settings), None)
+
+    found = named_documents(question, [], deps, ["proposals"])
+
+    assert [c.source.endswith("xep-0040.md") for c in found] == ([True] if named else [])

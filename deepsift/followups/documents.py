@@ -15,7 +15,9 @@ from deepsift.report.evidence.choice import DATED_MARGIN, cards_of, dated_as, do
 from deepsift.retrieval.search import filed_documents
 from deepsift.text.terms import terms
 
-IDENTIFIER = re.compile(r"\b([A-Za-z]{2,5})([- ]?)0*(\d{1,6})\b")
+# "EIP-4844", "PEP 8", "RFC3085", and the number bracketed after its kind: "the 2021 Edition RFC
+# (3085)".
+IDENTIFIER = re.compile(r"\b([A-Za-z]{2,5})([- ]?| \()0*(\d{1,6})\b")
 LOOKUPS = 5  # stored documents filed under a named number, read to find the one it names
 # A question that picks a document by its standing, and the statuses (or the fact) that fit.
 _STANDING = [
@@ -48,7 +50,7 @@ def named_documents(
             held.setdefault(identifier_key(key), chunk)
     found = []
     for acronym, joint, number in IDENTIFIER.findall(question):
-        if joint == " " and not acronym.isupper():
+        if joint in (" ", " (") and not acronym.isupper():
             continue  # "for 2 days" names nothing; "eip 4844" is taken written as "EIP 4844"
         key = f"{acronym.casefold()}{int(number)}"
         chunk = held.get(key) or _stored(key, number, deps, sources)
