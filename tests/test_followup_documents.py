@@ -75,7 +75,7 @@ Frames may be compressed with a dictionary shared by both ends of a connection.
 
 ## Specification
 
-The compressor uses a preset dictionary of 32 KiB, agreed when the connection opens.
+The Zephyr compressor uses a preset dictionary of 32 KiB, agreed when the connection opens.
 """,
 }
 
@@ -219,3 +219,17 @@ def test_a_document_is_named_by_its_identifier_however_written(proposals, questi
     found = named_documents(question, [], deps, ["proposals"])
 
     assert [c.source.endswith("xep-0040.md") for c in found] == ([True] if named else [])
+
+
+def test_an_answer_about_something_else_than_the_question_names_is_not_given(proposals):
+    def the_frame_limit(body):
+        shown = last_user_text(body)
+        n = next(line for line in shown.splitlines() if "16 KiB" in line).split("]")[0][1:]
+        said = "A frame holds at most 16 KiB of payload."
+        return {"found": True, "sentences": [{"text": said, "excerpts": [int(n)]}]}
+
+    said, calls = asked(
+        proposals, "How large is a frame of the Zephyr compressor?", the_frame_limit
+    )
+
+    assert said.text.startswith(NOT_SAID) and len(calls) == 1

@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from deepsift.deps import Deps
 from deepsift.followups.documents import described_document, identifier_key, named_documents
 from deepsift.followups.facts import asked_fact, fact_sentence, facts_prose
+from deepsift.followups.grounding import about_asked, specific_names
 from deepsift.llm.embedders import similarities
 from deepsift.llm.structured import ask_structured
 from deepsift.prompts import followup as prompt
@@ -319,7 +320,15 @@ def _ask(
         check_names=is_english(language),
         faults=faults,
     )
-    kept = [s for s in kept if s and _says_something(s.text) and not _pasted(s.text)]
+    names = specific_names(question, list(excerpts.values()))
+    kept = [
+        s
+        for s in kept
+        if s
+        and _says_something(s.text)
+        and not _pasted(s.text)
+        and about_asked([excerpts[n] for n in s.excerpts], names)
+    ]
     return (kept if _answers(question, kept) else None), usage
 
 

@@ -6,7 +6,8 @@ import re
 # A question whose answer is a figure: "how many", "which version", "when was".
 _FIGURE_ANSWER = (
     r"how (?:many|much|long|often|far|old)|what (?:number|version|year|percentage|share)|"
-    r"which (?:[a-z]+ )?(?:version|release|year)|in what year|^\s*when|"
+    r"which (?:[a-z]+ )?(?:version|release|year|epoch|block|date|day)|in what year|^\s*when|"
+    r"what (?:time|date|day|epoch|block)\b|"
     r"when (?:was|were|did|is|will)"
 )
 ASKS_FIGURE = re.compile(rf"(?i)\b(?:{_FIGURE_ANSWER})\b")
