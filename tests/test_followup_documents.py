@@ -233,3 +233,16 @@ def test_an_answer_about_something_else_than_the_question_names_is_not_given(pro
     )
 
     assert said.text.startswith(NOT_SAID) and len(calls) == 1
+
+
+def test_a_bare_answer_answers_the_first_open_part_and_the_other_is_named(proposals):
+    def a_name_only(body):
+        shown = last_user_text(body)
+        n = next(line for line in shown.splitlines() if "16 KiB" in line).split("]")[0][1:]
+        return {"found": True, "sentences": [{"text": "At most 16 KiB.", "excerpts": [int(n)]}]}
+
+    question = "What payload limit does XEP-31 set, and which checksum does XEP-31 use?"
+    said, _ = asked(proposals, question, a_name_only)
+
+    assert "16 KiB" in said.text and "What payload limit" not in said.text
+    assert "The documents do not answer “Which checksum does XEP-31 use?”" in said.text

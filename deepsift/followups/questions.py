@@ -101,7 +101,7 @@ def answer_followup(
         said = model_said or []
         parts = _parts(asked)
         if facts or len(parts) > 1:  # a part left unanswered is named, not passed over
-            said += [_not_answered(part) for part in parts if not _covers(part, parts, said)]
+            said += [_not_answered(part) for part in _unanswered(parts, said)]
     for n, (document, sentence) in enumerate(facts):
         shown.append((facts_prose(document), document))
         said.insert(n, CitedSentence(text=sentence, excerpts=[len(shown)]))
@@ -162,12 +162,19 @@ def _parts(question: str) -> list[str]:
     return [p if p.endswith("?") else f"{p}?" for p in pieces] if len(pieces) > 1 else [question]
 
 
-def _covers(part: str, parts: list[str], said: list[CitedSentence]) -> bool:
-    """Whether the answer answers `part` of the question: a figure where it asks for one, and
-    a word of its own (none of the other parts') in a sentence."""
-    own = terms(part) - {t for other in parts if other != part for t in terms(other)}
-    text = terms(" ".join(s.text for s in said))
-    return _answers(part, said) and (not own or bool(own & text))
+def _unanswered(parts: list[str], said: list[CitedSentence]) -> list[str]:
+    """The parts of the question the answer leaves out. Each sentence answers the part whose
+    own words (none of the other parts') it holds, else the first part still open, in the
+    question's order ("Brannock Civil Engineering Ltd" answers which company won the contract,
+    and holds none of its words); a part that asks for a figure needs a sentence with one."""
+    words = [terms(part) - {t for o in parts if o != part for t in terms(o)} for part in parts]
+    open_parts = list(range(len(parts)))
+    for sentence in said:
+        held = [n for n in open_parts if words[n] & terms(sentence.text)]
+        fits = [n for n in held or open_parts if _answers(parts[n], [sentence])]
+        if fits:
+            open_parts.remove(fits[0])
+    return [parts[n] for n in open_parts]
 
 
 def _not_answered(part: str) -> CitedSentence:
