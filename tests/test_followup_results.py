@@ -12,7 +12,9 @@ RESULTS = Path(__file__).parent.parent / "benchmarks" / "results"
 SETS = ["followups-rfc", "followups-eip", "followups-examples"]
 # "Title: … Author: …": a key of one or two words, a colon and a value, twice in one answer.
 FIELD = re.compile(r"(?:^|[\s;,.])[A-Za-z][\w-]*(?: [A-Za-z][\w-]*)?:\s+\w")
-MARKUP = re.compile(r"``|:[a-z]+:`|\]\(|\]\[(?!\d)|</?[a-zA-Z][a-zA-Z0-9]*(?:\s[^>]*)?>|\*\*|\bhttps?://")
+MARKUP = re.compile(
+    r"``|:[a-z]+:`|\]\(|\]\[(?!\d)|</?[a-zA-Z][a-zA-Z0-9]*(?:\s[^>]*)?>|\*\*|\bhttps?://"
+)
 
 
 def answers(name: str) -> list[dict]:

@@ -15,6 +15,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel
 
 from deepsift.deps import Deps
+from deepsift.followups.answered import answers, not_answered, question_parts, unanswered
 from deepsift.followups.documents import described_document, identifier_key, named_documents
 from deepsift.followups.facts import asked_fact, fact_sentence, facts_prose
 from deepsift.followups.grounding import about_asked, specific_names
@@ -32,7 +33,6 @@ from deepsift.report.writing.cited_text import CitedSentence, Sentences, clean, 
 from deepsift.report.writing.excerpts import numbered_sentences
 from deepsift.retrieval.search import search_among, search_source, within_document
 from deepsift.retrieval.sources import WEB
-from deepsift.text.asks import ASKS_COUNT, ASKS_VERSION, asks_figure
 from deepsift.text.markup import plain
 from deepsift.text.sentences import split_sentences
 from deepsift.text.terms import held_shares, terms
@@ -48,17 +48,8 @@ ANSWER_TOKENS = 240
 NOT_SAID = "The documents do not say."
 # An answer is held to its excerpts as a report sentence is; figures and names by the claim check.
 ANSWER_CHECKS = ["comparison", "cause", "claim"]
-_FIGURE = re.compile(
-    r"\d+(?:\.\d+)?|(?i:\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
-    r"twenty|thirty|forty|fifty|hundred|thousand|million|once|twice|annual\w*|yearly|monthly|"
-    r"weekly|daily)\b)"
-)
 # "Title: … Author: … Status: Final": a header's fields, the document's facts already.
 _FIELD = re.compile(r"(?<![\w/:])[A-Za-z][\w-]*(?: [A-Za-z][\w-]*)?: (?!//)")
-# Two questions asked as one: "Which option …, and which macro …?"
-_ANOTHER_QUESTION = re.compile(
-    r"(?i)[,;]?\s+and\s+(?=(?:who|whom|whose|what|which|when|where|why|how)\b)"
-)
 _LINK_LINE = re.compile(r"^\s*\[[^\]]+\]:\s*\S+")  # a Markdown link's target: "[x]: https://…"
 
 
@@ -99,9 +90,9 @@ def answer_followup(
         model_said, cost = _ask(asked, shown, deps)
         usage += cost
         said = model_said or []
-        parts = _parts(asked)
+        parts = question_parts(asked)
         if facts or len(parts) > 1:  # a part left unanswered is named, not passed over
-            said += [_not_answered(part) for part in _unanswered(parts, said)]
+            said += [not_answered(part) for part in unanswered(parts, said)]
     for n, (document, sentence) in enumerate(facts):
         shown.append((facts_prose(document), document))
         said.insert(n, CitedSentence(text=sentence, excerpts=[len(shown)]))
@@ -135,7 +126,7 @@ def _from_facts(
     `subject`, or about the document the part before it named ("Which PEP superseded PEP 3,
     and who wrote it?")."""
     answered, left = [], []
-    for part in _parts(question):
+    for part in question_parts(question):
         named = named_documents(part, pool, deps, sources)
         document = named[0] if named else subject
         fact = asked_fact(part, document) if is_english(deps.settings.report_language) else ""
@@ -154,34 +145,6 @@ def _from_facts(
 
 def _key(document: Chunk) -> str:
     return identifier_key(str(document.facts.get("id", "")))
-
-
-def _parts(question: str) -> list[str]:
-    """The questions `question` asks together: "Which option …, and which macro …?" is two."""
-    pieces = [p.strip(" ,;") for p in _ANOTHER_QUESTION.split(question) if p.strip(" ,;?")]
-    return [p if p.endswith("?") else f"{p}?" for p in pieces] if len(pieces) > 1 else [question]
-
-
-def _unanswered(parts: list[str], said: list[CitedSentence]) -> list[str]:
-    """The parts of the question the answer leaves out. Each sentence answers the part whose
-    own words (none of the other parts') it holds, else the first part still open, in the
-    question's order ("Brannock Civil Engineering Ltd" answers which company won the contract,
-    and holds none of its words); a part that asks for a figure needs a sentence with one."""
-    words = [terms(part) - {t for o in parts if o != part for t in terms(o)} for part in parts]
-    open_parts = list(range(len(parts)))
-    for sentence in said:
-        held = [n for n in open_parts if words[n] & terms(sentence.text)]
-        fits = [n for n in held or open_parts if _answers(parts[n], [sentence])]
-        if fits:
-            open_parts.remove(fits[0])
-    return [parts[n] for n in open_parts]
-
-
-def _not_answered(part: str) -> CitedSentence:
-    """A part of the question the answer leaves out, named: “Which checksum …?”"""
-    return CitedSentence(
-        text=f"The documents do not answer “{part[0].upper()}{part[1:]}”", excerpts=[]
-    )
 
 
 def _evidence(
@@ -336,7 +299,7 @@ def _ask(
         and not _pasted(s.text)
         and about_asked([excerpts[n] for n in s.excerpts], names)
     ]
-    return (kept if _answers(question, kept) else None), usage
+    return (kept if answers(question, kept) else None), usage
 
 
 def _fields(text: str) -> bool:
@@ -352,25 +315,6 @@ def _pasted(text: str) -> bool:
 def _says_something(text: str) -> bool:
     """Three words or more: a small model may answer "..." citing an excerpt."""
     return sum(sum(ch.isalpha() for ch in word) >= 2 for word in words(text)) >= 3
-
-
-def _answers(question: str, said: list[CitedSentence]) -> bool:
-    """Whether `said` may answer `question`: something is said, and a question that asks for a
-    figure (how many, which version, when) gets one of that kind that it did not give itself:
-    a version number for "which 1.x release", not a year; a count, not a year. A small model
-    answers an unanswerable question with a near sentence ("its first edition in 2018" for
-    "which 1.x release?") rather than say that nothing answers it."""
-    if not said:
-        return False
-    if not asks_figure(question):
-        return True
-    given = {f.casefold() for f in _FIGURE.findall(question)}
-    figures = {f.casefold() for s in said for f in _FIGURE.findall(s.text)} - given
-    if ASKS_VERSION.search(question):  # "which 1.x release": a version number, not a year
-        return any(re.fullmatch(r"\d+\.\d+", f) for f in figures)
-    if ASKS_COUNT.search(question):  # "how many": a year is no count
-        figures = {f for f in figures if not re.fullmatch(r"(?:19|20)\d\d", f)}
-    return bool(figures)
 
 
 def _with_citation(sentence: CitedSentence, excerpts: dict[int, str]) -> CitedSentence:
