@@ -1,11 +1,14 @@
-"""A follow-up question on a finished run, answered in one model call from the run's own
-evidence, and from a new search of the run's sources (retrieval only, no model call) where that
-finds passages nearer the question: the run's excerpts may hold a document's other chunks but
-not the one that answers (on the public RFC follow-ups whose answer is in a document the report
-cites, 4 of 12 answers were in chunks the run had not retrieved). What the search finds is
-kept in the run where the answer cites it. The answer is a few cited sentences, each held to its
-excerpts as the report's are, citing with the report's numbers; with no support it says so,
-and what was searched."""
+"""A follow-up question on a finished run. The documents it is about are found first
+(deepsift.followups.documents); what it asks of their facts (who wrote one, what replaced it) is
+answered from them in code (deepsift.followups.facts); the rest in one model call from the
+passages of those documents, of the run's own evidence, and of a new search of the run's
+sources (retrieval only, no model call): the run's excerpts may hold a document's other chunks
+but not the one that answers (on the public RFC follow-ups whose answer is in a document the
+report cites, 4 of 12 answers were in chunks the run had not retrieved). What the search finds
+is kept in the run where the answer cites it. The answer is a few cited sentences of prose,
+each held to its excerpts as the report's are, citing with the report's numbers, every part of
+the question answered or named (deepsift.followups.answered); with no support it says so, and
+what was searched."""
 
 import re
 from collections.abc import Mapping
