@@ -39,6 +39,11 @@ def identifier_key(identifier: str) -> str:
     return f"{named[1].casefold()}{int(named[3])}" if named else identifier.strip().casefold()
 
 
+def document_key(chunk: Chunk) -> str:
+    """The key of the identifier a chunk's document carries in its facts ("" where none)."""
+    return identifier_key(str(chunk.facts.get("id", ""))) if chunk.facts.get("id") else ""
+
+
 def named_documents(
     question: str, chunks: list[Chunk], deps: Deps, sources: list[str]
 ) -> list[Chunk]:
@@ -46,8 +51,8 @@ def named_documents(
     from `chunks` where they hold it, else looked up in the collections `sources`."""
     held = {}
     for chunk in chunks:
-        if key := str(chunk.facts.get("id", "")).strip():
-            held.setdefault(identifier_key(key), chunk)
+        if key := document_key(chunk):
+            held.setdefault(key, chunk)
     found = []
     for acronym, joint, number in IDENTIFIER.findall(question):
         if joint in (" ", " (") and not acronym.isupper():
@@ -62,7 +67,7 @@ def named_documents(
 def _stored(key: str, number: str, deps: Deps, sources: list[str]) -> Chunk | None:
     """The stored document whose identifier is `key`, among those filed under its number."""
     for chunk in filed_documents(number, sources, deps, LOOKUPS):
-        if identifier_key(str(chunk.facts.get("id", ""))) == key:
+        if document_key(chunk) == key:
             return chunk
     return None
 

@@ -6,7 +6,7 @@ The question's rules are English; a question in another language goes to the mod
 
 import re
 
-from deepsift.followups.documents import IDENTIFIER, identifier_key
+from deepsift.followups.documents import IDENTIFIER, document_key, identifier_key
 from deepsift.records import Chunk
 from deepsift.report.checks.defects import DOCUMENT_KINDS
 from deepsift.report.evidence.documents import label_of
@@ -65,7 +65,7 @@ def _names(phrase: str, document: Chunk) -> bool:
     """Whether the question's words from its fact word on name `document`: its identifier, "it"
     or "the proposal", or most of its title's words."""
     named = {identifier_key("".join(m.group(1, 3))) for m in IDENTIFIER.finditer(phrase)}
-    if str(document.facts.get("id", "")) and identifier_key(str(document.facts["id"])) in named:
+    if document_key(document) in named:
         return True
     if _ITSELF.search(phrase):
         return True

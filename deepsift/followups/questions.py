@@ -19,7 +19,7 @@ from pydantic import BaseModel
 
 from deepsift.deps import Deps
 from deepsift.followups.answered import answers, not_answered, question_parts, unanswered
-from deepsift.followups.documents import described_document, identifier_key, named_documents
+from deepsift.followups.documents import described_document, document_key, named_documents
 from deepsift.followups.facts import asked_fact, fact_sentence, facts_prose
 from deepsift.followups.grounding import about_asked, specific_names
 from deepsift.llm.embedders import similarities
@@ -76,7 +76,7 @@ def answer_followup(
     named = named_documents(question, pool, deps, sources)
     leads = list(dict.fromkeys((c.collection, c.source) for c in found.values()))
     about = named[:1] or [d for d in [described_document(question, pool, deps, leads)] if d]
-    facts, asked = _from_facts(question, about[0] if about else None, pool, deps, sources)
+    facts, asked = _from_facts(question, named, about[:1], pool, deps, sources)
     found |= {c.id: c for c, _ in facts if c.id not in known}
     said: list[CitedSentence] = []
     shown: list[tuple[str, Chunk]] = []
@@ -121,17 +121,24 @@ def answer_followup(
 
 
 def _from_facts(
-    question: str, subject: Chunk | None, pool: list[Chunk], deps: Deps, sources: list[str]
+    question: str,
+    named: list[Chunk],
+    about: list[Chunk],
+    pool: list[Chunk],
+    deps: Deps,
+    sources: list[str],
 ) -> tuple[list[tuple[Chunk, str]], str]:
     """The parts of `question` that ask a document's facts (who wrote it, what replaced it …),
     each answered in a sentence from them with the document it rests on; and the question
-    that is left for the model ("" when none is). A part that names no document asks about
-    `subject`, or about the document the part before it named ("Which PEP superseded PEP 3,
-    and who wrote it?")."""
+    that is left for the model ("" when none is). `named`: the documents the whole question
+    names; a part that names none asks about the one it is `about`, or about the document the
+    part before it named ("Which PEP superseded PEP 3, and who wrote it?")."""
     answered, left = [], []
-    for part in question_parts(question):
-        named = named_documents(part, pool, deps, sources)
-        document = named[0] if named else subject
+    subject = about[0] if about else None
+    parts = question_parts(question)
+    for part in parts:
+        in_part = named if len(parts) == 1 else named_documents(part, pool, deps, sources)
+        document = in_part[0] if in_part else subject
         fact = asked_fact(part, document) if is_english(deps.settings.report_language) else ""
         sentence = fact_sentence(fact, document, {}) if fact else ""
         if not sentence:
@@ -140,14 +147,10 @@ def _from_facts(
         if fact in ("replaces", "replaced_by"):  # named whole, and "it" after is that one
             listed = " ".join(map(str, document.facts[fact]))
             if related := named_documents(listed, pool, deps, sources):
-                sentence = fact_sentence(fact, document, {_key(r): r for r in related})
+                sentence = fact_sentence(fact, document, {document_key(r): r for r in related})
                 subject = related[0]
         answered.append((document, sentence))
     return answered, question if not answered else " ".join(left)
-
-
-def _key(document: Chunk) -> str:
-    return identifier_key(str(document.facts.get("id", "")))
 
 
 def _evidence(
