@@ -23,11 +23,11 @@ LOOKUPS = 5  # stored documents filed under a named number, read to find the one
 _STANDING = [
     (
         re.compile(r"(?i)\b(accepted|approved|adopted|won|final(?:ised|ized)?|implemented)\b"),
-        re.compile(r"(?i)\b(accepted|approved|adopted|final|active|implemented|living)\b"),
+        re.compile(r"(?i)\b(accepted|approved|adopted|final|active|implemented)\b"),
     ),
     (
         re.compile(r"(?i)\b(rejected|withdrawn|declined|abandoned|postponed|deferred)\b"),
-        re.compile(r"(?i)\b(rejected|withdrawn|declined|abandoned|postponed|deferred|stagnant)\b"),
+        re.compile(r"(?i)\b(rejected|withdrawn|declined|abandoned|postponed|deferred)\b"),
     ),
 ]
 _SUPERSEDED = re.compile(r"(?i)\b(was|were|been|got|is) (superseded|replaced|obsoleted)\b")
