@@ -22,6 +22,11 @@ logging.getLogger("milvus_lite.server_manager").setLevel(logging.CRITICAL)
 logging.getLogger("pymilvus.client.iterator.query_iterator").setLevel(logging.ERROR)
 
 _WAIT_STEP = 0.5  # seconds between tries to open a Milvus Lite file another process holds
+# pymilvus pings an idle connection every 10 s; a gRPC server's default policy (Milvus Lite's)
+# allows one ping in 5 minutes, answers the third early one with "too many pings" and drops the
+# connection, and the next client of that address then cannot connect. One ping in 5 minutes
+# still finds a dead connection.
+_CHANNEL = {"grpc.keepalive_time_ms": 300_000, "grpc.keepalive_permit_without_calls": 0}
 
 
 class StoreError(UserError):
@@ -53,14 +58,14 @@ def open_client(settings: Settings) -> MilvusClient:
     waiting = False
     while True:
         try:
-            return MilvusClient(uri=uri, token=settings.milvus_token)
+            return MilvusClient(uri=uri, token=settings.milvus_token, grpc_options=_CHANNEL)
         except Exception as e:  # pymilvus raises several types for one cause: cannot open
             if "://" in uri or not locked(Path(uri)):
                 raise StoreError(f"cannot open Milvus at {uri}: {e}") from None
         shared = serving(Path(uri).resolve())
         if shared:
             try:
-                return MilvusClient(uri=shared["uri"])
+                return MilvusClient(uri=shared["uri"], grpc_options=_CHANNEL)
             except Exception:  # it stopped since: the file is waited for as any holder is
                 pass
         if time.monotonic() >= deadline:
