@@ -13,7 +13,7 @@ from deepsift.followups.questions import NOT_SAID, answer_followup
 from deepsift.ingest.pipeline import ingest
 from deepsift.llm.chat import chat_model
 from deepsift.llm.embedders import get_embedder
-from deepsift.records import Usage
+from deepsift.records import Chunk, Usage
 from deepsift.store import Store
 
 from fake_openai import FakeOpenAI, last_user_text, schema_name
@@ -76,6 +76,8 @@ Frames may be compressed with a dictionary shared by both ends of a connection.
 ## Specification
 
 The Zephyr compressor uses a preset dictionary of 32 KiB, agreed when the connection opens.
+
+Both ends rebuild the dictionary every 90 days. This costs about 2 ms of processor time.
 """,
 }
 
@@ -246,3 +248,39 @@ def test_a_bare_answer_answers_the_first_open_part_and_the_other_is_named(propos
 
     assert "16 KiB" in said.text and "What payload limit" not in said.text
     assert "The documents do not answer “Which checksum does XEP-31 use?”" in said.text
+
+
+def test_a_document_the_question_opens_by_naming_is_the_one_it_is_asked_of(proposals):
+    # The rest of the question ("a frame", "its size") is the binary framing proposal's subject.
+    question = "According to the proposal on message compression, how large may a frame be?"
+    said, calls = asked(proposals, question)
+
+    assert "the facts and passages of XEP 40 (Message compression)" in said.text
+    assert len(calls) == 1
+
+
+def test_a_sentence_that_leans_on_the_one_before_is_shown_with_it(proposals):
+    def the_cost(body):
+        shown = last_user_text(body)
+        assert "every 90 days. This costs about 2 ms of processor time." in shown
+        return {"found": False, "sentences": []}
+
+    asked(proposals, "What does rebuilding the XEP-40 dictionary cost?", the_cost)
+
+
+def test_a_piece_of_a_sentence_that_a_chunk_boundary_cut_is_not_shown(proposals):
+    store, data_dir = proposals
+    settings = Settings(data_dir=data_dir)
+    deps = Deps(settings, store, get_embedder(settings), None)
+    # Chunks overlap: the second starts in the middle of the first one's last sentence.
+    whole = "Option A is a wetland. It needs about 140 ha of land, but only 55 ha could be bought."
+    cut = "140 ha of land, but only 55 ha could be bought. Its cost was EUR 17.8 million."
+    chunks = [
+        Chunk(id=f"n{n}", text=text, source="/notes.md", title="Notes", collection="c", position=n)
+        for n, text in enumerate([whole, cut])
+    ]
+
+    shown = [text for text, _ in followup._evidence("How much land did it need?", chunks, [], deps)]
+
+    assert any("wetland. It needs about 140 ha" in text for text in shown)
+    assert not any(text.startswith("140 ha") for text in shown)

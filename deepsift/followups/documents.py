@@ -30,6 +30,12 @@ _STANDING = [
         re.compile(r"(?i)\b(rejected|withdrawn|declined|abandoned|postponed|deferred)\b"),
     ),
 ]
+# "According to the minutes of the Board meeting of 14 September 2021, which fund …": an opening
+# that says which document the question is asked of; it is weighed beside the whole question.
+_SOURCE = re.compile(
+    r"(?i)^(?:according to|in)\s+((?:the|an?)\s.+?),\s+"
+    r"(?=(?:what|which|who|whose|how|when|where|why|did|does|do|is|was|are|were|at|from|by)\b)"
+)
 _SUPERSEDED = re.compile(r"(?i)\b(was|were|been|got|is) (superseded|replaced|obsoleted)\b")
 
 
@@ -74,13 +80,16 @@ def _stored(key: str, number: str, deps: Deps, sources: list[str]) -> Chunk | No
 
 def described_document(question: str, chunks: list[Chunk], deps: Deps, leads: list) -> Chunk | None:
     """The document among `chunks` that the question describes: the one the report's document
-    choice scores best for it (its title, summary and best passage near the question, the new
-    search's ranking), among those with the standing it asks for where any has it ("the one
+    choice scores best for it (its title, summary and best passage near the question and near
+    an opening that says which document it asks, "According to the review written after …,";
+    the new search's ranking), among those with the standing it asks for where any has it ("the one
     that was rejected"); the earliest or latest of those near the best for "the first"."""
     cards = cards_of(chunks)
     if not cards:
         return None
-    scores = document_scores([[question]], cards, deps.embedder, [leads])[0]
+    source = _SOURCE.match(question)
+    asked = [question, source[1]] if source else [question]
+    scores = document_scores([asked], cards, deps.embedder, [leads])[0]
     order = [int(i) for i in np.argsort(-scores)]
     standing = [i for i in order if _fits_standing(question, cards[i].chunks[0])]
     picks = bool(standing) and len(standing) < len(order)

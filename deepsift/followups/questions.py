@@ -10,7 +10,6 @@ each held to its excerpts as the report's are, citing with the report's numbers,
 the question answered or named (deepsift.followups.answered); with no support it says so, and
 what was searched."""
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -22,12 +21,12 @@ from deepsift.followups.answered import answers, not_answered, question_parts, u
 from deepsift.followups.documents import described_document, document_key, named_documents
 from deepsift.followups.facts import asked_fact, fact_sentence, facts_prose
 from deepsift.followups.grounding import about_asked, specific_names
+from deepsift.followups.passages import passages, pasted, whole
 from deepsift.llm.embedders import similarities
 from deepsift.llm.structured import ask_structured
 from deepsift.prompts import followup as prompt
 from deepsift.records import Chunk, FollowUp, Source, Usage
 from deepsift.report.checks.claims import hold_to_evidence
-from deepsift.report.checks.defects import defects
 from deepsift.report.checks.run import Against, first_problem
 from deepsift.report.evidence.documents import label_of
 from deepsift.report.evidence.sentences import as_prose
@@ -37,13 +36,11 @@ from deepsift.report.writing.excerpts import numbered_sentences
 from deepsift.retrieval.search import search_among, search_source, within_document
 from deepsift.retrieval.sources import WEB
 from deepsift.text.markup import plain
-from deepsift.text.sentences import split_sentences
 from deepsift.text.terms import held_shares, terms
 from deepsift.text.words import words
 
 NEAREST_CHUNKS = 6  # of each source's excerpts, those nearest the question give passages
 SHOWN_PASSAGES = 12  # shown to the model: some 500 tokens, so one call stays short
-PASSAGE_CHARS = 300  # of a code block or an overlong sentence, shown
 RANK_BONUS = 0.1  # over 1 + the rank of its excerpt: the question's words may be in its title
 TERMS_BONUS = 0.3  # times the share of the question's terms (the rarer weigh more) it holds
 NAMED_BONUS = 0.1  # a passage of a document the question names by identifier
@@ -51,9 +48,6 @@ ANSWER_TOKENS = 240
 NOT_SAID = "The documents do not say."
 # An answer is held to its excerpts as a report sentence is; figures and names by the claim check.
 ANSWER_CHECKS = ["comparison", "cause", "claim"]
-# "Title: … Author: … Status: Final": a header's fields, the document's facts already.
-_FIELD = re.compile(r"(?<![\w/:])[A-Za-z][\w-]*(?: [A-Za-z][\w-]*)?: (?!//)")
-_LINK_LINE = re.compile(r"^\s*\[[^\]]+\]:\s*\S+")  # a Markdown link's target: "[x]: https://…"
 
 
 class FollowUpAnswer(BaseModel):
@@ -168,9 +162,10 @@ def _evidence(
     nearest = list({c.id: c for c in [*own, *_nearest(question, chunks, deps)]}.values())
     candidates, seen = [], set()
     for rank, chunk in enumerate(nearest):
-        for passage in _passages(chunk, first=chunk.source not in seen):
+        for passage in passages(chunk, first=chunk.source not in seen):
             candidates.append((passage, chunk, rank))
         seen.add(chunk.source)
+    candidates = whole(candidates)
     if not candidates:
         return []
     texts = [passage for passage, _, _ in candidates]
@@ -187,32 +182,6 @@ def _evidence(
     order = {c.source: n for n, c in reversed(list(enumerate(nearest)))}
     best.sort(key=lambda i: (order[candidates[i][1].source], i))
     return [(candidates[i][0], candidates[i][1]) for i in best]
-
-
-def _passages(chunk: Chunk, first: bool) -> list[str]:
-    """The chunk as passages a short answer may rest on: its sentences and list items, each
-    code block as one (cut to PASSAGE_CHARS), no headings or link lines; with `first`, its
-    document's facts (authors, dates, status …) as one more."""
-    text = chunk.body
-    passages = [facts_prose(chunk)] if first and facts_prose(chunk) else []
-    for block in re.split(r"\n\s*\n", text):
-        lines = [line for line in block.splitlines() if not _LINK_LINE.match(line)]
-        if not lines or lines[0].lstrip().startswith("#"):
-            lines = lines[1:]
-        if not lines:
-            continue
-        if lines[0].lstrip().startswith(("```", "~~~", "    ")):
-            code = " ".join(" ".join(lines).replace("```", " ").split())
-            passages.append(code[:PASSAGE_CHARS])
-            continue
-        prose, *items = re.split(r"\n\s*(?:[-*+]|\d+[.)])\s+", "\n" + "\n".join(lines))
-        sentences = [s for s in split_sentences(" ".join(prose.split())) if len(s.split()) >= 3]
-        items = [" ".join(item.split()) for item in items]
-        if sentences and items and sentences[-1].endswith(":"):  # "… are: a; b; c."
-            sentences[-1] = f"{sentences[-1]} {'; '.join(items)}."
-            items = []
-        passages += [p[:PASSAGE_CHARS] for p in [*sentences, *items] if p and not _fields(p)]
-    return passages
 
 
 def _nearest(question: str, chunks: list[Chunk], deps: Deps) -> list[Chunk]:
@@ -302,20 +271,10 @@ def _ask(
         for s in kept
         if s
         and _says_something(s.text)
-        and not _pasted(s.text)
+        and not pasted(s.text)
         and about_asked([excerpts[n] for n in s.excerpts], names)
     ]
     return (kept if answers(question, kept) else None), usage
-
-
-def _fields(text: str) -> bool:
-    """Whether `text` holds a run of two header fields ("Status: Final Type: …")."""
-    return len(_FIELD.findall(text)) >= 2
-
-
-def _pasted(text: str) -> bool:
-    """Whether an answer sentence is a paste, not prose: header fields, or source markup."""
-    return _fields(text) or "markup" in defects(text)
 
 
 def _says_something(text: str) -> bool:

@@ -150,19 +150,30 @@ def as_prose(sentence: str) -> str:
     return text if text.endswith((".", "!", "?", '"', "”")) else f"{text.rstrip(':;,')}."
 
 
-# Openings that lean on a sentence before them, or a label's "Name: value" form.
-_LEANS = re.compile(
+# Openings that lean on a sentence before them ("This would have cost …").
+_LEANS_BACK = re.compile(
     r"^(?:it|its|this|these|that|those|they|their|he|she|his|her|there|such|both|however|"
-    r"therefore|also|then|so|but|and|or|would|could|should|will|was|were)\b|^[^.:]{1,40}:\s",
+    r"therefore|also|then|so|but|and|or|would|could|should|will|was|were)\b",
     re.IGNORECASE,
 )
+_LABEL = re.compile(r"^[^.:]{1,40}:\s")  # a label's "Name: value" form
+
+
+def leans_back(sentence: str) -> bool:
+    """Whether a sentence opens by leaning on the one before it ("This would have cost …")."""
+    return bool(_LEANS_BACK.match(sentence.strip()))
 
 
 def reads_alone(sentence: str) -> bool:
     """Whether an evidence sentence reads as a report's sentence as it stands: no opening that
     leans on the sentence before it, no label, no table row, a full stop at its end."""
     text = sentence.strip()
-    return bool(text) and not _LEANS.match(text) and text.endswith((".", "!", "?"))
+    return (
+        bool(text)
+        and not leans_back(text)
+        and not _LABEL.match(text)
+        and text.endswith((".", "!", "?"))
+    )
 
 
 def _prose(sentence: str) -> bool:
