@@ -11,6 +11,7 @@ from deepsift import Settings
 from deepsift.llm.embedders import get_embedder
 from deepsift.records import Chunk
 from deepsift.report.evidence.choice import choose_documents
+from deepsift.report.question.parts import part_queries
 
 from scripted import ScriptedResearcher
 
@@ -75,6 +76,47 @@ def test_a_document_that_answers_no_part_is_not_chosen(embedder):
 
     assert all(("c", "eip-5000.md") not in documents for documents in chosen)
     assert all(documents for documents in chosen)
+
+
+EDITIONS = [  # two documents on editions at large, and one for each kind of change listed
+    _chunk(
+        "rfc-9001.md",
+        "Editions are opt-in: each crate declares its edition, and editions change the language "
+        "through new keywords, reserved syntax and new preludes.",
+        "2017-06-01",
+        "Editions",
+    ),
+    _chunk(
+        "rfc-9002.md",
+        "The edition plan lists the changes tied to the next edition: keywords, syntax, preludes.",
+        "2020-02-01",
+        "The next edition",
+    ),
+    _chunk(
+        "rfc-9003.md",
+        "The prelude of the new edition adds the TryFrom and TryInto traits.",
+        "2021-01-01",
+        "Prelude changes",
+    ),
+    _chunk(
+        "rfc-9004.md",
+        "Identifiers followed by a hash or a quote are reserved as prefixes for future syntax.",
+        "2021-03-01",
+        "Reserved prefixes",
+    ),
+]
+
+
+def test_each_thing_a_part_lists_is_answered_from_a_document_of_its_own(embedder):
+    parts = [
+        "How editions were planned",
+        "Which changes (reserved syntax, preludes) came with them",
+    ]
+    queries = [part_queries(p) for p in parts]
+
+    chosen = choose_documents(parts, queries, EDITIONS, embedder)
+
+    assert {("c", "rfc-9003.md"), ("c", "rfc-9004.md")} <= set(chosen[1])
 
 
 def test_a_document_that_answers_no_part_is_not_cited(tmp_path, sample_store):

@@ -1,9 +1,17 @@
 """The question's parts, read from its wording (deepsift.report.question.parts), and each part's
 evidence sentences, chosen in code (deepsift.report.evidence.sentences)."""
 
+import pytest
+
 from deepsift.records import Chunk
 from deepsift.report.evidence.sentences import as_prose, reads_alone, sentences_of
-from deepsift.report.question.parts import part_queries, part_searches, question_parts, with_names
+from deepsift.report.question.parts import (
+    part_items,
+    part_queries,
+    part_searches,
+    question_parts,
+    with_names,
+)
 
 DEMO = (
     "Why was the Kestrel Works treatment plant built, how much did it cost in the end compared "
@@ -140,3 +148,30 @@ def test_a_part_that_says_it_is_also_searched_with_the_question_s_subject():
     assert "Its renaming: the self-destruct opcode" in searches
     assert "Its renaming" in searches  # bare too: the names would pull toward the subject
     assert not any("self-destruct" in s for s in part_searches("The gas refunds", asked))
+
+
+@pytest.mark.parametrize(
+    ("part", "items"),
+    [
+        (
+            "Which changes (keywords, reserved syntax, preludes) were tied to editions",
+            [
+                "keywords: Which changes were tied to editions",
+                "reserved syntax: Which changes were tied to editions",
+                "preludes: Which changes were tied to editions",
+            ],
+        ),
+        (
+            "How the 2021 and 2024 Edition RFCs redefined their cadence",
+            [
+                "How the 2021 Edition RFCs redefined their cadence",
+                "How the 2024 Edition RFCs redefined their cadence",
+            ],
+        ),
+        ("Blob counts between 2019 and 2020", []),
+        ("How much did it cost (in EUR)", []),
+    ],
+)
+def test_each_thing_a_part_lists_is_searched_on_its_own(part, items):
+    assert part_items(part) == items
+    assert part_queries(part) == [part, *items]

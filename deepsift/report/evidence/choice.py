@@ -13,6 +13,7 @@ from pydantic import BaseModel
 from deepsift.llm.embedders import Embedder, similarities
 from deepsift.records import Chunk
 from deepsift.report.evidence.documents import label_of
+from deepsift.report.question.parts import part_items
 from deepsift.text.dates import when
 from deepsift.text.terms import held_shares, stem, terms
 from deepsift.text.words import words
@@ -115,16 +116,22 @@ def choose_documents(
 ) -> list[list[Document]]:
     """For each part, the documents that answer it, the one that answers it most directly
     first: the best-scored (document_scores), and those within MARGIN of it, at most
-    MOST_DOCUMENTS; by date where the part asks for the first or the latest."""
+    MOST_DOCUMENTS; the best for each thing a part lists (part_items) after the first; by
+    date where the part asks for the first or the latest."""
     cards = cards_of(chunks)
     if not parts or not cards:
         return [[] for _ in parts]
-    scores = document_scores(queries, cards, embedder, leads or [[] for _ in parts])
+    leads = leads or [[] for _ in parts]
+    scores = document_scores(queries, cards, embedder, leads)
     chosen = []
     for n, part in enumerate(parts):
         order = list(np.argsort(-scores[n]))
         top = scores[n, order[0]]
         picked = [i for i in order[:MOST_DOCUMENTS] if scores[n, i] >= top - MARGIN]
+        if items := part_items(part):  # each thing it lists, the document best for it
+            own = document_scores([[i] for i in items], cards, embedder, [leads[n]] * len(items))
+            best = [order[0], *(int(i) for i in own.argmax(axis=1))]
+            picked = list(dict.fromkeys([*best, *picked]))[: max(MOST_DOCUMENTS, len(best))]
         if dated := dated_as(part):
             near = [
                 i for i in order if scores[n, i] >= top - DATED_MARGIN and cards[i].date[0] == 0

@@ -55,6 +55,11 @@ _COMPARED = re.compile(
     r"\s+(?:compared (?:with|to)|in comparison (?:with|to)|versus|vs\.?|relative to)\s+",
     re.IGNORECASE,
 )
+# A part that lists what it asks of ("changes (keywords, reserved syntax, preludes)", "the 2021
+# and 2024 Edition RFCs"): each listed thing has its own document to answer from.
+_LISTED = re.compile(r"\s*\(([^()]+,[^()]+)\)")
+_LIST_SEPARATOR = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+")
+_PAIRED = re.compile(r"(?<![Bb]etween )\b(\d{2,5}) and (\d{2,5})\b")  # not a range
 # An item that sets something aside ("Besides Kestrel Works, what ..."): no part of its own.
 _ASIDE = re.compile(r"(?i)(?:besides|apart from|except|other than|aside from)\s")
 # A sentence with these, past the first, says how to treat every part ("For each step, say ...").
@@ -96,9 +101,25 @@ def question_parts(question: str) -> list[str]:
 
 
 def part_queries(part: str) -> list[str]:
-    """What is searched for a part: the part, and each side of a comparison it makes."""
+    """What is searched for a part: the part, each side of a comparison it makes, and each
+    thing it lists (part_items)."""
     sides = [s.strip() for s in _COMPARED.split(part) if len(s.split()) >= 2]
-    return list(dict.fromkeys([part, *sides])) if len(sides) > 1 else [part]
+    return list(dict.fromkeys([part, *(sides if len(sides) > 1 else []), *part_items(part)]))
+
+
+def part_items(part: str) -> list[str]:
+    """The part once for each thing it lists, so that each is searched, and answered from a
+    document of its own: "Which changes (keywords, preludes) were tied to editions" gives
+    "keywords: Which changes were tied to editions" and "preludes: …"; "How the 2021 and 2024
+    Edition RFCs changed it" gives "How the 2021 Edition RFCs changed it" and "… 2024 …";
+    [] for a part that lists nothing."""
+    if listed := _LISTED.search(part):
+        rest = f"{part[: listed.start()]}{part[listed.end() :]}".strip()
+        things = [t for t in _LIST_SEPARATOR.split(listed[1].strip()) if t]
+        return [f"{thing}: {rest}" for thing in things] if len(things) > 1 else []
+    if paired := _PAIRED.search(part):
+        return [f"{part[: paired.start()]}{n}{part[paired.end() :]}" for n in paired.groups()]
+    return []
 
 
 def part_searches(part: str, question: str) -> list[str]:
