@@ -119,6 +119,28 @@ def test_each_thing_a_part_lists_is_answered_from_a_document_of_its_own(embedder
     assert {("c", "rfc-9003.md"), ("c", "rfc-9004.md")} <= set(chosen[1])
 
 
+def test_a_year_or_a_number_joined_to_a_word_is_read_as_its_own_term(embedder):
+    consts = [
+        _chunk(
+            "rfc-9011.md",
+            "Const evaluation can execute more code: undefined behaviour in it is defined.",
+            "2020-10-10",
+            "const_ub",
+        ),
+        _chunk(
+            "rfc-9012.md",
+            "Enable if and match during const evaluation and make them evaluate lazily.",
+            "2018-01-11",
+            "const-control-flow",
+        ),
+    ]
+    parts = ["The early-2018 RFCs that extended what const evaluation can execute"]
+
+    chosen = choose_documents(parts, [parts], consts, embedder)
+
+    assert chosen[0][0] == ("c", "rfc-9012.md")
+
+
 def test_a_document_that_answers_no_part_is_not_cited(tmp_path, sample_store):
     """The run gathers the monitoring network's staff page for the question's subject, but no
     part asks about it: no sentence cites it and the Documents table does not list it."""
