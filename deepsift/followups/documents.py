@@ -80,10 +80,11 @@ def _stored(key: str, number: str, deps: Deps, sources: list[str]) -> Chunk | No
 
 def described_document(question: str, chunks: list[Chunk], deps: Deps, leads: list) -> Chunk | None:
     """The document among `chunks` that the question describes: the one the report's document
-    choice scores best for it (its title, summary and best passage near the question and near
-    an opening that says which document it asks, "According to the review written after …,";
-    the new search's ranking), among those with the standing it asks for where any has it ("the one
-    that was rejected"); the earliest or latest of those near the best for "the first"."""
+    choice scores best for it (its title, summary and best passage near the question, and near
+    an opening that says which document it is asked of, "According to the review written
+    after …,"; the new search's ranking), among those with the standing it asks for where any
+    has it ("the one that was rejected"); the earliest or latest of those near the best for
+    "the first"."""
     cards = cards_of(chunks)
     if not cards:
         return None

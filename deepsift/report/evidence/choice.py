@@ -142,6 +142,7 @@ def choose_documents(
 
 
 def _apart(text: str) -> str:
+    """`text` folded, its words joined by "-" or "_" apart."""
     return re.sub(r"[-_]", " ", text).casefold()
 
 
