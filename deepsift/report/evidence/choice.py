@@ -89,11 +89,13 @@ def document_scores(
     scores = np.zeros((len(queries), len(cards)))
     for row, n in enumerate(owner):
         scores[n] += (card_near[row] + best_passage[row]) / len(queries[n])
-    # "3037-roadmap-2021", "early-2018", "EIP-4844": each word its own, the year and the number
-    # too (as one word, the stem keeps only its first letters).
-    bags = [{stem(w) for w in words(_apart(f"{card.text} {card.date[1]}"))} for card in cards]
+    # "3037-roadmap-2021": a file name's words, each its own.
+    bags = [
+        {stem(w) for w in words(re.sub(r"[-_]", " ", f"{card.text} {card.date[1]}").casefold())}
+        for card in cards
+    ]
     for n, part_queries in enumerate(queries):
-        for column, share in enumerate(held_shares(terms(_apart(part_queries[0])), bags)):
+        for column, share in enumerate(held_shares(terms(_numbers_apart(part_queries[0])), bags)):
             scores[n, column] += CARD_TERMS_BONUS * share
     column_of = {card.document: n for n, card in enumerate(cards)}
     for n, lead in enumerate(leads):
@@ -141,9 +143,11 @@ def choose_documents(
     return chosen
 
 
-def _apart(text: str) -> str:
-    """`text` folded, its words joined by "-" or "_" apart."""
-    return re.sub(r"[-_]", " ", text).casefold()
+def _numbers_apart(text: str) -> str:
+    """A year or a number joined to a word ("early-2018", "EIP-4844") apart from it: as one
+    word, the stem keeps only its first letters. "peer-to-peer" stays one word (apart, its
+    pieces are words every card holds)."""
+    return re.sub(r"(?<=\d)[-_]|[-_](?=\d)", " ", text)
 
 
 def dated_as(part: str) -> str:
