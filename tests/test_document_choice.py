@@ -11,7 +11,6 @@ from deepsift import Settings
 from deepsift.llm.embedders import get_embedder
 from deepsift.records import Chunk
 from deepsift.report.evidence.choice import choose_documents
-from deepsift.report.evidence.sentences import plan
 from deepsift.report.question.parts import part_queries
 
 from scripted import ScriptedResearcher
@@ -140,21 +139,6 @@ def test_a_year_or_a_number_joined_to_a_word_is_read_as_its_own_term(embedder):
     chosen = choose_documents(parts, [parts], consts, embedder)
 
     assert chosen[0][0] == ("c", "rfc-9012.md")
-
-
-def test_a_document_s_summary_opens_what_it_gives_the_section(embedder):
-    summary = "Types may be generic over constant values, such as the length of an array."
-    facts = {"id": "RFC 9020", "title": "const_generics", "summary": summary}
-    text = (
-        f"{summary} Const generics are a large feature and need their own chapter in the book. "
-        "How const generics work is shown in the book."
-    )
-    chunk = Chunk(id="a", text=text, source="g.md", title="g", collection="c", facts=facts)
-    part = "How const generics work"
-
-    planned, _ = plan([part], [[part]], [chunk], embedder, 1, 3, chosen=[[("c", "g.md")]])
-
-    assert planned[0].evidence[0].text == summary
 
 
 def test_a_document_that_answers_no_part_is_not_cited(tmp_path, sample_store):

@@ -27,9 +27,6 @@ OWN_SEARCH_BONUS = 0.15  # found by the part's own search (hybrid: its words and
 TERMS_BONUS = 0.15  # times the share of the part's terms (weighted by rarity) it holds
 # A document's opening (its summary, abstract or purpose) states its main facts most densely.
 OPENING_BONUS = 0.08
-# Its summary sentence (ingest's facts) says what the document is for in one sentence: where
-# its document answers a part, it opens what that document gives the section.
-SUMMARY_BONUS = 0.15
 # The documents a part's own search ranks first are about it: their sentences lead, the first
 # document's most.
 LEAD_BONUS, LEADS = 0.1, 3
@@ -234,24 +231,12 @@ def plan(
     for n, evidence in enumerate(picked):
         evidence.sort(key=lambda e: -e.score)
         del evidence[per_section:]
-        if chosen is not None:  # its documents in the order chosen, each summary then best first
+        if chosen is not None:  # its documents in the order chosen, each best first
             order = {document: k for k, document in enumerate(chosen[n])}
-            evidence.sort(
-                key=lambda e: (
-                    order[e.chunk.collection, e.chunk.source],
-                    not _is_summary(e.text, e.chunk),
-                )
-            )
+            evidence.sort(key=lambda e: order[e.chunk.collection, e.chunk.source])
     answered = [n for n, evidence in enumerate(picked) if len(evidence) >= ANSWERED]
     unanswered = [n for n in range(len(parts)) if n not in answered[:sections]]
     return [PlannedSection(part=n, evidence=picked[n]) for n in answered[:sections]], unanswered
-
-
-def _is_summary(sentence: str, chunk: Chunk) -> bool:
-    """Whether the sentence is its document's summary (as ingest read it from the document)."""
-    summary = " ".join(str(chunk.facts.get("summary", "")).split()).casefold()
-    said = " ".join(sentence.split()).casefold()
-    return len(summary) > 20 and (summary in said or said in summary) and len(said) > 20
 
 
 def _rank(documents: list[tuple[str, str]], chunk: Chunk) -> float:
@@ -295,7 +280,6 @@ def _scores(
     held = [set(names(f"{chunk.title} {text}")) for text, chunk in candidates]
     # Names most sentences hold (the question's subject) tell no part's evidence apart.
     common = {name for name in set().union(*held) if sum(name in h for h in held) > len(held) / 4}
-    summaries = [_is_summary(text, chunk) for text, chunk in candidates]
     # A part's terms are weighed against every stem of each sentence, its stopwords too.
     bags = [{stem(w) for w in words(text.casefold())} for text, _ in candidates]
     for n, part in enumerate(parts):
@@ -310,7 +294,6 @@ def _scores(
             scores[n, i] += FIGURE_BONUS * (figures and bool(numbers(text)))
             scores[n, i] += OWN_SEARCH_BONUS * any(q in chunk.queries for q in [part, *queries[n]])
             scores[n, i] += OPENING_BONUS * (chunk.position == 0)
-            scores[n, i] += SUMMARY_BONUS * summaries[i]
             if (document := (chunk.collection, chunk.source)) in lead:
                 scores[n, i] += LEAD_BONUS / (1 + lead.index(document))
     return scores
