@@ -33,7 +33,7 @@ _STANDING = [
 # "According to the minutes of the Board meeting of 14 September 2021, which fund …": an opening
 # that says which document the question is asked of; it is weighed beside the whole question.
 _SOURCE = re.compile(
-    r"(?i)^(?:according to\s+(.+?)|in\s+((?:the|an?)\s.+?)),\s+"
+    r"(?i)^(?:according to|in)\s+((?:the|an?)\s.+?),\s+"
     r"(?=(?:what|which|who|whose|how|when|where|why|did|does|do|is|was|are|were|at|from|by)\b)"
 )
 _SUPERSEDED = re.compile(r"(?i)\b(was|were|been|got|is) (superseded|replaced|obsoleted)\b")
@@ -88,7 +88,8 @@ def described_document(question: str, chunks: list[Chunk], deps: Deps, leads: li
     cards = cards_of(chunks)
     if not cards:
         return None
-    asked = [question, source] if (source := asked_of(question)) else [question]
+    source = _SOURCE.match(question)
+    asked = [question, source[1]] if source else [question]
     scores = document_scores([asked], cards, deps.embedder, [leads])[0]
     order = [int(i) for i in np.argsort(-scores)]
     standing = [i for i in order if _fits_standing(question, cards[i].chunks[0])]
@@ -104,13 +105,6 @@ def described_document(question: str, chunks: list[Chunk], deps: Deps, leads: li
                 (min if dated == "first" else max)(dates, key=lambda i: cards[i].date)
             ].chunks[0]
     return cards[order[0]].chunks[0]
-
-
-def asked_of(question: str) -> str:
-    """The opening that says which document the question is asked of ("the minutes of the
-    Board meeting of 14 September 2021"), or ""."""
-    source = _SOURCE.match(question)
-    return (source[1] or source[2]) if source else ""
 
 
 def _fits_standing(question: str, chunk: Chunk) -> bool:

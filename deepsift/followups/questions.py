@@ -18,12 +18,7 @@ from pydantic import BaseModel
 
 from deepsift.deps import Deps
 from deepsift.followups.answered import answers, not_answered, question_parts, unanswered
-from deepsift.followups.documents import (
-    asked_of,
-    described_document,
-    document_key,
-    named_documents,
-)
+from deepsift.followups.documents import described_document, document_key, named_documents
 from deepsift.followups.facts import asked_fact, fact_sentence, facts_prose
 from deepsift.followups.grounding import about_asked, specific_names
 from deepsift.followups.passages import passages, pasted, whole
@@ -48,7 +43,7 @@ NEAREST_CHUNKS = 6  # of each source's excerpts, those nearest the question give
 SHOWN_PASSAGES = 12  # shown to the model: some 500 tokens, so one call stays short
 RANK_BONUS = 0.1  # over 1 + the rank of its excerpt: the question's words may be in its title
 TERMS_BONUS = 0.3  # times the share of the question's terms (the rarer weigh more) it holds
-NAMED_BONUS = 0.1  # a passage of a document the question names (or says it is asked of)
+NAMED_BONUS = 0.1  # a passage of a document the question names by identifier
 ANSWER_TOKENS = 240
 NOT_SAID = "The documents do not say."
 # An answer is held to its excerpts as a report sentence is; figures and names by the claim check.
@@ -80,17 +75,15 @@ def answer_followup(
     said: list[CitedSentence] = []
     shown: list[tuple[str, Chunk]] = []
     if asked:
-        # A document the question names, or says it is asked of ("According to the minutes
-        # of …"), leads; one it only describes competes with the others.
-        leading = named or (about if asked_of(question) else [])
+        # A document the question names leads; one it describes competes with the others.
         own = [
             c
             for document in named or about
             for c in (within_document(asked, document, deps, NEAREST_CHUNKS) or [document])
         ]
         found |= {c.id: c for c in own if c.id not in known}
-        first, others = (own, pool) if leading else ([], [*own, *pool])
-        shown = _evidence(asked, first, others, deps, {(c.collection, c.source) for c in leading})
+        first, others = (own, pool) if named else ([], [*own, *pool])
+        shown = _evidence(asked, first, others, deps, {(c.collection, c.source) for c in named})
         model_said, cost = _ask(asked, shown, deps)
         usage += cost
         said = model_said or []
