@@ -70,12 +70,13 @@ def document_scores(
     cards: list[Card],
     embedder: Embedder,
     leads: list[list[Document]],
+    less_subject: bool = True,
 ) -> np.ndarray:
     """parts x documents: the nearness of the part's queries to the document's card and to its
     best passage (the mean over the queries: a query with the question's names added stands
     near every document about the subject), and a bonus for the part's own search ranking it
-    first; less a share of the document's mean over the parts (the question's subject stands
-    near all of them)."""
+    first; with `less_subject`, less a share of the document's mean over the parts
+    (_less_subject)."""
     asked = [q for part_queries in queries for q in part_queries]
     owner = [n for n, part_queries in enumerate(queries) for _ in part_queries]
     passages = [c for card in cards for c in card.chunks]
@@ -102,9 +103,15 @@ def document_scores(
         for rank, document in enumerate(lead[:LEADS]):
             if (column := column_of.get(document)) is not None:
                 scores[n, column] += LEAD_BONUS / (1 + rank)
-    if len(queries) > 1:
-        scores -= SUBJECT_WEIGHT * scores.mean(axis=0, keepdims=True)
-    return scores
+    return _less_subject(scores) if less_subject else scores
+
+
+def _less_subject(scores: np.ndarray) -> np.ndarray:
+    """Rows (parts) x documents, less a share of each document's mean over the rows: the
+    question's subject stands near all of them."""
+    return (
+        scores - SUBJECT_WEIGHT * scores.mean(axis=0, keepdims=True) if len(scores) > 1 else scores
+    )
 
 
 def choose_documents(
@@ -122,14 +129,23 @@ def choose_documents(
     if not parts or not cards:
         return [[] for _ in parts]
     leads = leads or [[] for _ in parts]
-    scores = document_scores(queries, cards, embedder, leads)
+    items = [part_items(part) for part in parts]
+    # The parts and each thing a part lists scored in one pass (one embedding of the cards);
+    # the subject taken out among the parts, and among each part's listed things.
+    listed = [[thing] for things in items for thing in things]
+    listed_leads = [leads[n] for n, things in enumerate(items) for _ in things]
+    rows = document_scores(
+        [*queries, *listed], cards, embedder, [*leads, *listed_leads], less_subject=False
+    )
+    scores, start = _less_subject(rows[: len(parts)]), len(parts)
     chosen = []
     for n, part in enumerate(parts):
         order = list(np.argsort(-scores[n]))
         top = scores[n, order[0]]
         picked = [i for i in order[:MOST_DOCUMENTS] if scores[n, i] >= top - MARGIN]
-        if items := part_items(part):  # each thing it lists, the document best for it
-            own = document_scores([[i] for i in items], cards, embedder, [leads[n]] * len(items))
+        if items[n]:  # each thing it lists, the document best for it
+            own = _less_subject(rows[start : start + len(items[n])])
+            start += len(items[n])
             best = [order[0], *(int(i) for i in own.argmax(axis=1))]
             picked = list(dict.fromkeys([*best, *picked]))[: max(MOST_DOCUMENTS, len(best))]
         if dated := dated_as(part):
