@@ -284,3 +284,17 @@ def test_a_piece_of_a_sentence_that_a_chunk_boundary_cut_is_not_shown(proposals)
 
     assert any("wetland. It needs about 140 ha" in text for text in shown)
     assert not any(text.startswith("140 ha") for text in shown)
+
+
+def test_a_sentence_the_facts_repeat_as_their_summary_is_still_shown_as_itself(proposals):
+    """The facts' passage ends with the document's summary, its first sentence; a cited answer
+    must rest on the sentence as the excerpt holds it, so that sentence stays shown alone."""
+
+    def the_format(body):
+        shown = last_user_text(body)
+        sentence = "Each message is sent as lines of plain text, one header per line, ended by"
+        assert f"<excerpt>{sentence} an empty line.</excerpt>" in shown
+        assert ".." not in shown
+        return {"found": False, "sentences": []}
+
+    asked(proposals, "How is each message sent under XEP-12?", the_format)

@@ -122,4 +122,4 @@ def facts_prose(document: Chunk) -> str:
             said.append(
                 f"{words} {_listed([str(v) for v in value]) if isinstance(value, list) else value}"
             )
-    return f"{label_of(document)}, {'; '.join(said)}." if said else ""
+    return f"{label_of(document)}, {'; '.join(said).rstrip('.!?')}." if said else ""

@@ -22,10 +22,13 @@ def whole(candidates: list[tuple[str, Chunk, int]]) -> list[tuple[str, Chunk, in
     that starts mid-sentence ("140 ha of land, but …") repeats a piece of a sentence its
     neighbour holds whole ("It needs about 140 ha of land, but …"); that piece is left out."""
     texts = [(" ".join(p.split()).casefold(), c.source) for p, c, _ in candidates]
+    # The facts' passage may repeat a sentence as its summary; it never stands for the sentence.
+    facts = {i for i, (p, c, _) in enumerate(candidates) if p == facts_prose(c)}
 
     def held(text: str, i: int) -> bool:  # by a longer passage of its document, or one earlier
         return any(
             j != i
+            and j not in facts
             and other == texts[i][1]
             and text in longer
             and (len(longer) > len(text) or j < i)
