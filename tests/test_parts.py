@@ -147,7 +147,21 @@ def test_a_part_that_says_it_is_also_searched_with_the_question_s_subject():
     searches = part_searches("Its renaming", asked)
     assert "Its renaming: the self-destruct opcode" in searches
     assert "Its renaming" in searches  # bare too: the names would pull toward the subject
-    assert not any("self-destruct" in s for s in part_searches("The gas refunds", asked))
+    own = part_searches("The gas refunds", asked)
+    assert "The gas refunds: the self-destruct opcode" not in own
+
+
+def test_a_part_is_also_searched_with_the_things_the_subject_names_that_it_lacks():
+    """ "The first throughput increase" of a report on blob capacity is the first blob
+    throughput increase; how the subject is said ("specified and scaled") adds nothing."""
+    asked = (
+        "Write a report on how Ethereum's blob data capacity has been specified and scaled: the "
+        "original blob-carrying transaction, and the first throughput increase."
+    )
+    searches = part_searches("The first throughput increase", asked)
+    assert "The first throughput increase blob data capacity" in searches
+    assert "The first throughput increase" in searches
+    assert not any("scaled" in s or "specified" in s for s in searches)
 
 
 @pytest.mark.parametrize(

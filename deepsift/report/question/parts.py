@@ -7,6 +7,8 @@ import re
 
 from deepsift.report.checks.claims import names
 from deepsift.text.sentences import split_sentences
+from deepsift.text.terms import terms
+from deepsift.text.words import words
 
 # "Write a report on", "Give an overview of" ...: asks for the report, names no part.
 _ASKING = re.compile(
@@ -48,6 +50,8 @@ _FOR_EACH = re.compile(r"(?i)^for (?:each|every)\s")
 _NUMBERS = re.compile(r"\b(\d+)\s*(?:through|to|until|-|–)\s*(\d+)\b")
 _RANGE_MEMBERS = 10
 _PRONOUN = re.compile(r"(?i)\b(?:it|its|they|them|their)\b")
+_POSSESSIVE = re.compile(r"['’]s\b")
+_HOW_SAID = re.compile(r"(?i)(?:ed|ly)$|^(?:across|through|via|ever)$")  # verbs, adverbs, ways
 _RANGE = re.compile(r"\b((?:19|20)\d\d)\s*(?:through|to|until|-|–)\s*((?:19|20)\d\d)\b")
 _RANGE_YEARS = 6  # a longer range is a period, not a list of years to cover one by one
 # A comparison's sides are searched each: one document often holds each side's figure.
@@ -129,8 +133,20 @@ def part_searches(part: str, question: str) -> list[str]:
     about the subject at large."""
     queries = part_queries(part)
     searched = [*(with_names(q, question) for q in queries), *queries]
-    if _PRONOUN.search(part) and (about := subject(question)):
+    about = subject(question)
+    if _PRONOUN.search(part) and about:
         searched.append(f"{part}: {about}")  # "its renaming": the self-destruct opcode's
+    # "the first throughput increase" in a report on blob capacity asks of blobs: the part
+    # with the things the subject names that it lacks (its names are with_names'), not how
+    # the subject says it ("specified", "tightly").
+    have = terms(part) | terms(" ".join(names(question)))
+    lacked = [
+        w
+        for w in words(_POSSESSIVE.sub("", about))
+        if (t := terms(w)) and not t & have and not _HOW_SAID.search(w)
+    ]
+    if lacked:
+        searched.append(f"{part} {' '.join(dict.fromkeys(lacked))}")
     return list(dict.fromkeys(searched))
 
 
