@@ -103,16 +103,18 @@ class ScriptedResearcher:
 
 
 def follow_up_answer(text: str) -> dict:
-    """The shown sentence that shares most (at least two) of the question's longer words, as
-    the answer citing it; found false when none does."""
+    """The shown sentence that shares most (at least two) of the question's longer words, of
+    those that tie the one most about them (the largest share of its own longer words), as the
+    answer citing it; found false when none does."""
     question = re.search(r"^Question: (.*)$", text, re.MULTILINE)[1]
     asked = {w for w in re.findall(r"[a-z]{4,}", question.lower())}
     shown = re.findall(r"^\[(\d+)\] <excerpt>(.*)</excerpt>$", text, re.MULTILINE)
-    shared = [(len(asked & set(re.findall(r"[a-z]{4,}", s.lower()))), int(n), s) for n, s in shown]
-    best = max(shared, default=(0, 0, ""))
+    words = [(set(re.findall(r"[a-z]{4,}", s.lower())), int(n), s) for n, s in shown]
+    shared = [(len(asked & w), len(asked & w) / max(len(w), 1), n, s) for w, n, s in words]
+    best = max(shared, key=lambda t: t[:2], default=(0, 0, 0, ""))
     if best[0] < 2:
         return {"found": False, "sentences": []}
-    return {"found": True, "sentences": [{"text": best[2], "excerpts": [best[1]]}]}
+    return {"found": True, "sentences": [{"text": best[3], "excerpts": [best[2]]}]}
 
 
 class ScriptedSearchO1:

@@ -281,6 +281,21 @@ def test_only_the_retrieval_package_searches_the_store():
 
 
 NODE_LINES = 80
+MODULE_LINES, FUNCTION_LINES = 400, 80
+
+
+def test_no_module_or_function_is_too_long_to_read_at_once():
+    long = []
+    for path in PACKAGE.rglob("*.py"):
+        source = path.read_text(encoding="utf-8")
+        if len(source.splitlines()) > MODULE_LINES:
+            long.append(f"{path.relative_to(PACKAGE)}: {len(source.splitlines())} lines")
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if (lines := node.end_lineno - node.lineno + 1) > FUNCTION_LINES:
+                    long.append(f"{path.relative_to(PACKAGE)}:{node.name}: {lines} lines")
+
+    assert not long, f"over {MODULE_LINES} lines a module or {FUNCTION_LINES} a function: {long}"
 
 
 def test_every_node_is_a_short_adapter():

@@ -59,3 +59,15 @@ def with_numbers(numbers: dict[str, int], chunks: list[Chunk]) -> dict[str, int]
     for chunk in chunks:
         numbers.setdefault(chunk.id, len(numbers) + 1)
     return numbers
+
+
+def document_cards(chunks: list[Chunk]) -> str:
+    """The chunks' documents, one line each: identifier and title, date, status and summary, as
+    their facts give them, quoted."""
+    lines = []
+    for chunk in {(c.collection, c.source): c for c in chunks}.values():
+        facts = chunk.facts
+        known = [str(facts[k]) for k in ("date", "status") if facts.get(k)]
+        about = f": {facts['summary']}" if facts.get("summary") else ""
+        lines.append(f"- {label_of(chunk)}" + (f" ({', '.join(known)})" if known else "") + about)
+    return quoted("\n".join(lines))

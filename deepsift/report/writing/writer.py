@@ -34,7 +34,7 @@ from deepsift.report.writing.cited_text import (
     clean,
     with_marks,
 )
-from deepsift.report.writing.excerpts import numbered_sentences, quoted
+from deepsift.report.writing.excerpts import document_cards, numbered_sentences, quoted
 from deepsift.report.writing.length import tokens_for
 from deepsift.report.writing.voice import QUOTES_VOICE, as_reported, named_in
 from deepsift.run.state import ResearchState
@@ -155,7 +155,7 @@ class Writer:
         user = prompt.SECTION_USER.format(
             question=self.question,
             query=part,
-            documents=_cards(evidence),
+            documents=document_cards([e.chunk for e in evidence]),
             excerpts=numbered_sentences([(e.text, e.chunk) for e in shown]),
             restate=restate,
             language=self.language,
@@ -378,18 +378,6 @@ def _reads_alone(e: Evidence) -> bool:
     on no sentence before it and does not speak as its document ("we")."""
     named = named_in(e.text, e.chunk)
     return reads_alone(named) and "voice" not in defects(named)
-
-
-def _cards(evidence: list[Evidence]) -> str:
-    """The documents the evidence comes from, one line each: identifier and title, date,
-    status and summary, as their facts give them, quoted."""
-    lines = []
-    for chunk in {(e.chunk.collection, e.chunk.source): e.chunk for e in evidence}.values():
-        facts = chunk.facts
-        known = [str(facts[k]) for k in ("date", "status") if facts.get(k)]
-        about = f": {facts['summary']}" if facts.get("summary") else ""
-        lines.append(f"- {label_of(chunk)}" + (f" ({', '.join(known)})" if known else "") + about)
-    return quoted("\n".join(lines))
 
 
 def _names_document(text: str, chunk: Chunk) -> bool:
