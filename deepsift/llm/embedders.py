@@ -6,7 +6,6 @@ import threading
 from typing import Protocol
 
 import numpy as np
-from langchain_openai import OpenAIEmbeddings
 from pydantic import BaseModel
 
 from deepsift.config import Settings
@@ -152,6 +151,10 @@ class OpenAIEmbedder:
         self.name = settings.embedding_model
         self.cosine_offset = 0.0  # unknown: taken as MiniLM's
         self.cuts = MINILM_CUTS
+        # Imported here: it takes 1.5 s, and every command that opens the store imports this
+        # module (`deepsift collections` with the embedded embedder needs none of it).
+        from langchain_openai import OpenAIEmbeddings
+
         self._client = OpenAIEmbeddings(
             model=settings.embedding_model,
             base_url=settings.embedding_base_url,
