@@ -426,8 +426,8 @@ def test_the_other_commands_work_beside_deepsift_serve_on_its_data_folder(tmp_pa
             thread_id = json.loads(researched.stdout)["thread_id"]
             asked = run_cli("ask", thread_id, "What did Kestrel Works cost?", data=data, **env)
             dropped = run_cli("collections", "drop", "operations", data=data)
-            in_page = httpx.get(f"http://127.0.0.1:{port}/api/runs").json()
-            in_app = httpx.get(f"http://127.0.0.1:{port}/api/collections").json()
+            in_page = httpx.get(f"http://127.0.0.1:{port}/api/runs", timeout=30).json()
+            in_app = httpx.get(f"http://127.0.0.1:{port}/api/collections", timeout=30).json()
             second = run_cli("serve", "--port", str(free_port()), data=data)
         finally:
             server.terminate()

@@ -193,8 +193,13 @@ def test_follow_ups_asked_in_the_page_are_kept_and_their_citations_open_excerpts
     url, _ = server
     headers = {"Authorization": f"Bearer {TOKEN}"}
     files = [("files", (name, text.encode(), "text/markdown")) for name, text in NOTES.items()]
+    # The upload streams its progress; the first event waits for the embedding model to load,
+    # which takes longer than httpx's 5 s default on a busy 2-core machine.
     uploaded = httpx.post(
-        url + "api/collections/lake/files?description=lake", files=files, headers=headers
+        url + "api/collections/lake/files?description=lake",
+        files=files,
+        headers=headers,
+        timeout=120,
     )
     assert "event: done" in uploaded.text, uploaded.text
     question = "What did Kestrel Works cost in the end?"
@@ -241,7 +246,7 @@ def test_follow_ups_asked_in_the_page_are_kept_and_their_citations_open_excerpts
         finally:
             browser.close()
 
-    saved = httpx.get(f"{url}api/runs/{thread_id}", headers=headers).json()["result"]
+    saved = httpx.get(f"{url}api/runs/{thread_id}", headers=headers, timeout=30).json()["result"]
     cited = [e["text"] for e in saved["excerpts"] if e["n"] == n]
     assert cited and shown_text.strip() == cited[0].strip()
     answer = saved["followups"][0]["answer"]
