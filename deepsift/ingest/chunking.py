@@ -8,7 +8,9 @@ from deepsift.text.sentences import split_sentences
 
 @dataclass
 class TextChunk:
-    text: str  # the context line ("Title > Heading > Sub") followed by the passage
+    # The context line ("Title > Heading > Sub"), in the first chunk the document's header lines
+    # under it, then a blank line and the passage.
+    text: str
     heading: str
     position: int
 
@@ -30,6 +32,8 @@ def chunk_document(document: LoadedDocument, max_chars: int, overlap: int) -> li
             header = " > ".join(filter(None, [document.title, heading]))
             if heading.startswith(document.title):
                 header = heading
+            if not chunks and document.header:
+                header = "\n".join([header, *document.header])
             chunks.append(TextChunk(f"{header}\n\n" + "\n\n".join(body), heading, len(chunks)))
             body.clear()
 

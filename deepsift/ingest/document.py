@@ -19,6 +19,9 @@ class LoadedDocument:
     title: str
     blocks: list[Block]
     facts: dict[str, object] = field(default_factory=dict)  # deepsift.ingest.facts
+    # Its front matter as `key: value` lines: searched with its first chunk, above that chunk's
+    # passage like its context line, so never quoted as its text.
+    header: list[str] = field(default_factory=list)
 
 
 def titled(path: Path, blocks: list[Block]) -> LoadedDocument:

@@ -8,7 +8,12 @@ from pathlib import Path
 
 from deepsift.ingest import formats
 from deepsift.ingest.document import Block, LoadedDocument, LoadError, titled
-from deepsift.ingest.facts import document_facts, header_fields, without_front_matter
+from deepsift.ingest.facts import (
+    document_facts,
+    front_matter_lines,
+    header_fields,
+    without_front_matter,
+)
 
 os.environ.setdefault("DO_NOT_TRACK", "1")  # unstructured reports usage on import otherwise
 os.environ.setdefault("UNSTRUCTURED_DISABLE_NOTICE", "1")
@@ -39,7 +44,9 @@ def load(path: Path) -> LoadedDocument:
     # The header first: one refused (deepsift.ingest.facts bounds it) fails the file before
     # its body is parsed.
     fields = header_fields(text) if suffix in _HEADED else {}
-    body = without_front_matter(text) if suffix in _HEADED else text
+    # Front matter that parsed is its facts and header lines, not its body; fenced text that is
+    # not YAML or TOML fields (two rules around prose) stays its text.
+    body = without_front_matter(text) if suffix in _HEADED and fields else text
     if suffix == ".pdf":
         document, fields = _load_pdf(path)
     elif suffix == ".rst":
@@ -57,6 +64,12 @@ def load(path: Path) -> LoadedDocument:
         fields = fields or properties
     if not any(block.text.strip() for block in document.blocks):
         raise LoadError("no text found in it")
+    if body != text and suffix in _HEADED:  # it opened with front matter, a header
+        document.header = front_matter_lines(fields)
+        opening = document.blocks[0]
+        if opening.heading_depth and document.title == opening.text:
+            # The body opens with a section ("## Abstract"), not its title: known by its name.
+            document.title = path.stem
     document.facts = document_facts(fields, document, path, text)
     return document
 

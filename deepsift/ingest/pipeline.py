@@ -88,7 +88,9 @@ def _files_under(folder: Path, failed: list[FileResult]) -> list[Path]:
 # 3: each chunk carries its document's facts (deepsift.ingest.facts).
 # 4: front matter stays out of the body's chunks (it is the document's facts).
 # 5: the documents a document replaces, and those that replace it, kept as facts of their own.
-PARSING = 5
+# 6: front matter's fields searched with the first chunk (a header under its context line);
+#    a body that opens with a section heading is titled by its file name.
+PARSING = 6
 
 
 def document_hash(data: bytes) -> str:

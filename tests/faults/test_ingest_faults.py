@@ -20,6 +20,7 @@ from deepsift.ingest.chunking import chunk_document
 from deepsift.ingest.loaders import load
 from deepsift.ingest.pipeline import chunk_id, document_hash, find_files, ingest
 from deepsift.llm.embedders import get_embedder
+from deepsift.records import Chunk
 from deepsift.retrieval.references import filed_under
 from deepsift.store import Store
 
@@ -549,16 +550,52 @@ def test_any_exception_parsing_one_file_fails_that_file_alone(settings, store, m
         ("eip-2.txt", '+++\neip = 2\nstatus = "Final"\ndate = "2021-01-01"\n+++\n'),
     ],
 )
-def test_front_matter_is_the_document_s_facts_and_absent_from_its_body_chunks(
+def test_front_matter_is_the_document_s_facts_and_its_first_chunk_s_header_never_a_passage(
     name, front, settings
 ):
+    """Its fields are searched with the first chunk, under its context line, where no passage
+    or sentence of the body is taken from; a section heading does not title the document."""
     path = Path(name)
-    path.write_text(f"{front}\n# Gas\n\nThe proposal prices gas for storage.\n")
+    body = "## Gas\n\nThe proposal prices gas for storage.\n\n## Costs\n\nA slot costs 5 gas.\n"
+    path.write_text(f"{front}\n{body}")
 
     document = load(path)
     chunks = chunk_document(document, settings.chunk_chars, settings.chunk_overlap)
 
     assert document.facts["status"] == "Final" and document.facts["date"] == "2021-01-01"
-    assert chunks and all("gas for storage" in c.text or "Gas" in c.text for c in chunks)
-    for chunk in chunks:
-        assert "status" not in chunk.text and "2021-01-01" not in chunk.text, chunk.text
+    assert document.title == path.stem  # not "Gas"
+    header, _, first_body = chunks[0].text.partition("\n\n")
+    assert "status: Final" in header.splitlines() and "date: 2021-01-01" in header.splitlines()
+    stored = Chunk(id="1", text=chunks[0].text, source=name, title=document.title, collection="c")
+    assert stored.body == first_body and "gas for storage" in first_body
+    for passage in [first_body, *(c.text for c in chunks[1:])]:
+        assert "status" not in passage and "2021-01-01" not in passage, passage
+
+
+def test_fenced_text_that_is_not_fields_stays_the_document_s_text(tmp_path):
+    path = tmp_path / "plan.md"
+    path.write_text("---\nThe launch moved to May.\n---\n\n# Plan\n\nWe ship in June.\n")
+
+    document = load(path)
+
+    assert "The launch moved to May." in [block.text for block in document.blocks]
+    assert document.header == []
+
+
+def test_a_document_is_found_by_an_author_only_its_front_matter_names(settings, store, tmp_path):
+    folder = tmp_path / "proposals"
+    folder.mkdir()
+    authors = ["Wren Halloway", "Ismo Tarkka", "Pell Anders"]
+    for n, author in enumerate(authors, start=1):
+        (folder / f"p-{n}.md").write_text(
+            f"---\ntitle: Storage rent {n}\nauthor: {author}\nstatus: Draft\n---\n\n"
+            f"## Abstract\n\nA proposal to charge rent for contract storage, variant {n}.\n"
+        )
+    embedder = get_embedder(settings)
+    ingest([folder], "proposals", store, embedder, settings, description="proposals")
+
+    for n, author in enumerate(authors, start=1):  # the bodies differ only in their numbers
+        question = f"Which proposal did {author} write?"
+        hits = store.search("proposals", question, embedder.embed_queries([question])[0], 3)
+        assert Path(hits[0].source).name == f"p-{n}.md", (author, hits[0].source)
+        assert author not in hits[0].body
