@@ -101,6 +101,12 @@ def without_front_matter(text: str) -> str:
     return text
 
 
+def declared_title(fields: dict[str, str]) -> str:
+    """The title its header gives (`title:`, `subject:`), as one plain line; "" if none."""
+    by_key = {_key(k): v for k, v in fields.items()}
+    return next((_one_line(by_key[k]) for k in _KEYS["title"] if k in by_key), "")
+
+
 def front_matter_lines(fields: dict[str, str]) -> list[str]:
     """Front matter's fields as plain `key: value` lines (no markup, one line each, cut), as
     many as a header block may hold: what its first chunk is also found by (its authors, status,

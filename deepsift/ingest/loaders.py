@@ -9,6 +9,7 @@ from pathlib import Path
 from deepsift.ingest import formats
 from deepsift.ingest.document import Block, LoadedDocument, LoadError, titled
 from deepsift.ingest.facts import (
+    declared_title,
     document_facts,
     front_matter_lines,
     header_fields,
@@ -66,9 +67,11 @@ def load(path: Path) -> LoadedDocument:
         raise LoadError("no text found in it")
     if body != text and suffix in _HEADED:  # it opened with front matter, a header
         document.header = front_matter_lines(fields)
-        opening = document.blocks[0]
-        if opening.heading_depth and document.title == opening.text:
-            # The body opens with a section ("## Abstract"), not its title: known by its name.
+        # A body that opens with a section ("## Abstract", or "# Abstract" under `title: Gas
+        # pricing`) is known by its file name, not by that section.
+        opening, declared = document.blocks[0], declared_title(fields)
+        other = declared and opening.text.casefold() != declared.casefold()
+        if document.title == opening.text and (opening.heading_depth or other):
             document.title = path.stem
     document.facts = document_facts(fields, document, path, text)
     return document

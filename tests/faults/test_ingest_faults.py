@@ -572,6 +572,17 @@ def test_front_matter_is_the_document_s_facts_and_its_first_chunk_s_header_never
         assert "status" not in passage and "2021-01-01" not in passage, passage
 
 
+@pytest.mark.parametrize(
+    ("opening", "title"),
+    [("# Abstract", "gas"), ("## Gas Pricing", "gas"), ("# Gas pricing", "Gas pricing")],
+)
+def test_a_body_that_opens_with_a_section_does_not_title_its_document(opening, title, tmp_path):
+    path = tmp_path / "gas.md"
+    path.write_text(f"---\ntitle: Gas Pricing\n---\n\n{opening}\n\nStorage costs gas.\n")
+
+    assert load(path).title == title
+
+
 def test_fenced_text_that_is_not_fields_stays_the_document_s_text(tmp_path):
     path = tmp_path / "plan.md"
     path.write_text("---\nThe launch moved to May.\n---\n\n# Plan\n\nWe ship in June.\n")
