@@ -111,8 +111,8 @@ def front_matter_lines(fields: dict[str, str]) -> list[str]:
     """Front matter's fields as plain `key: value` lines (no markup, one line each, cut), as
     many as a header block may hold: what its first chunk is also found by (its authors, status,
     dates, the documents it requires), though no passage quotes them."""
-    lines = (f"{_one_line(k)}: {_one_line(v)}" for k, v in fields.items() if _one_line(v))
-    return list(lines)[:HEADER_LINES]
+    lines = [f"{_one_line(k)}: {value}" for k, v in fields.items() if (value := _one_line(v))]
+    return lines[:HEADER_LINES]
 
 
 def _front_matter(text: str, kind: str) -> dict[str, str]:

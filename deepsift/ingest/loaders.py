@@ -65,7 +65,7 @@ def load(path: Path) -> LoadedDocument:
         fields = fields or properties
     if not any(block.text.strip() for block in document.blocks):
         raise LoadError("no text found in it")
-    if body != text and suffix in _HEADED:  # it opened with front matter, a header
+    if body != text:  # its front matter was cut: it opened with a header
         document.header = front_matter_lines(fields)
         # A body that opens with a section ("## Abstract", or "# Abstract" under `title: Gas
         # pricing`) is known by its file name, not by that section.
